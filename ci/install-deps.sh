@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package the project needs: build, tests, interop
+# peers and lint tools. Idempotent, and silent when everything is present.
+set -euo pipefail
+
+packages=(
+  # build
+  gcc make cmake pkg-config git
+  # wire layer and libraries
+  libnghttp2-dev libprotobuf-c-dev protobuf-c-compiler protobuf-compiler libprotobuf-dev
+  libcurl4-openssl-dev libjansson-dev libyaml-dev libmicrohttpd-dev libuv1-dev
+  # tests and interop peers
+  libcmocka-dev python3-grpcio python3-protobuf curl nghttp2-client nginx-light
+  procps util-linux libxml2-utils
+  # style and static analysis
+  clang-format clang-tidy cppcheck
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+    missing+=("$p")
+  fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "install-deps: missing packages: ${missing[*]}" >&2
+  echo "install-deps: run as root (or install them yourself)" >&2
+  exit 1
+fi
+echo "install-deps: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
