@@ -1,0 +1,81 @@
+#ifndef SBX_PROCESS_CLIENT_H
+#define SBX_PROCESS_CLIENT_H
+/* ProcessService calls for cases, on the wire layer's gRPC client
+ * (proto/grpc) and the generated process.v1 code. Every call records itself
+ * with case_request(); every Start registers its process with
+ * case_track_process() so the runner can kill it if the case fails. */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct case_ctx;
+
+struct proc_spec {
+    const char *const *argv; /* NULL-terminated; NULL = no config at all (P5) */
+    const char *const *env;  /* NULL-terminated "NAME=value" list, or NULL */
+    const char *cwd;         /* NULL = field absent; "" = present but empty */
+    unsigned timeout_ms;     /* sent as grpc-timeout; 0 = no deadline (client waits 60 s) */
+};
+
+struct proc_result {
+    int code;             /* gRPC status code (0 = OK), or -1 on a transport error */
+    char *message;        /* grpc-message, decoded; malloc'd or NULL */
+    int32_t exit_code;    /* Execute only */
+    uint8_t *out;         /* stdout bytes (Execute) */
+    size_t out_len;
+    uint8_t *err;         /* stderr bytes (Execute) */
+    size_t err_len;
+};
+
+void proc_result_free(struct proc_result *r);
+
+/* Execute. Returns r->code. */
+int proc_execute(struct case_ctx *ctx, const struct proc_spec *spec, struct proc_result *r);
+
+/* Execute `sh -c script` with cwd = case_dir(ctx). Returns r->code. */
+int proc_sh(struct case_ctx *ctx, const char *script, struct proc_result *r);
+
+/* Start streams. */
+struct proc_stream;
+
+enum proc_event_kind {
+    PEV_INIT,    /* ev->process_id */
+    PEV_STDOUT,  /* ev->data, ev->len */
+    PEV_STDERR,  /* ev->data, ev->len */
+    PEV_EXIT,    /* ev->exit_code */
+    PEV_OTHER,   /* a StartResponse with no event set (unknown oneof) */
+    PEV_END,     /* the call ended: ev->code, ev->message (status) */
+    PEV_TIMEOUT, /* nothing arrived within the wait */
+    PEV_ERROR,   /* transport or decoding failure: ev->message */
+};
+
+struct proc_event {
+    enum proc_event_kind kind;
+    int32_t process_id;
+    int32_t exit_code;
+    const uint8_t *data; /* valid until the next proc_next() */
+    size_t len;
+    int code;
+    const char *message;
+};
+
+/* Opens a Start stream on the case's shared connection (pty: NULL = none). */
+struct proc_stream *proc_start(struct case_ctx *ctx, const struct proc_spec *spec,
+                               const uint32_t *pty_cols_rows);
+/* Waits up to timeout_ms for the next event. */
+int proc_next(struct proc_stream *s, unsigned timeout_ms, struct proc_event *ev);
+/* Reads events until PEV_END (or timeout_ms), collecting stdout/stderr and
+ * checking nothing; for cases that only need the totals. Returns 0 on END. */
+int proc_collect(struct proc_stream *s, unsigned timeout_ms, struct proc_result *r,
+                 int32_t *process_id);
+/* Cancels the call (RST_STREAM CANCEL). */
+void proc_cancel(struct proc_stream *s);
+void proc_stream_free(struct proc_stream *s);
+
+/* Unary control calls; each returns the gRPC status code (-1 transport). */
+int proc_write_stdin(struct case_ctx *ctx, int32_t process_id, const void *data, size_t len);
+int proc_close_stdin(struct case_ctx *ctx, int32_t process_id);
+int proc_signal(struct case_ctx *ctx, int32_t process_id, int signal_enum_value);
+int proc_resize(struct case_ctx *ctx, int32_t process_id, uint32_t cols, uint32_t rows);
+
+#endif
