@@ -105,7 +105,8 @@ def main():
             if not ids:
                 sys.exit(f"no case is mapped to fault {a.fault!r}")
             launch = LAUNCH.format(daemon=a.faulty, faults=f"--fault {a.fault} ")
-            focus = "^(" + "|".join(i.replace("-", "\\-") for i in ids) + ")$"
+            # Matches the ID whether --focus sees the ID alone or "ID title ...".
+            focus = "^(" + "|".join(ids) + ")( |$)"
             proc, doc = run_suite(a.suite, launch, ["--focus", focus], tmp)
             got = {i: o for i, o, _ in case_results(doc)}
             missed = [i for i in ids if got.get(i) not in ("fail", "timeout")]

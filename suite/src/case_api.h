@@ -126,6 +126,16 @@ bool case_failed(const struct case_ctx *ctx);
 void case_track_process(struct case_ctx *ctx, int32_t process_id);
 void case_untrack_process(struct case_ctx *ctx, int32_t process_id);
 
+/* ---- Per-case state for client libraries -------------------------------
+ * A client library keeps state that lives as long as one case here (e.g. the
+ * process client's shared gRPC connection); `destroy` runs when the case
+ * ends. Returns NULL when nothing is stored under key. */
+void *case_client_state(struct case_ctx *ctx, const char *key);
+/* Stores state under key (replacing and destroying an older value); returns 0,
+ * or -1 when all slots are taken. */
+int case_set_client_state(struct case_ctx *ctx, const char *key, void *state,
+                          void (*destroy)(void *state));
+
 /* ---- Private runtime instances (launch mode only) ----------------------
  * Lifecycle and [launch] cases start their own instance of the runtime under
  * test, with extra flags and environment, so they can signal it. */

@@ -38,4 +38,12 @@ int fs_open_parent(int root_fd, const char *path, int create_parents, char *name
 /* Human-readable text for an fs_resolve_error. */
 const char *fs_resolve_strerror(int code);
 
+/* Limits applied before any lookup (FS_INVALID beyond them). */
+#define FS_PATH_MAX 4095
+#define FS_NAME_MAX 255
+
+/* Forces the component-by-component fallback even where openat2 exists, so
+ * tests exercise both resolution strategies. Process-wide. */
+void fs_resolve_force_walk(int on);
+
 #endif
