@@ -32,8 +32,7 @@ int fs_open_beneath(int root_fd, const char *path, int flags, mode_t mode);
  * set, missing directories are created with mkdirat beneath the root.
  * Returns the parent descriptor or an fs_resolve_error. The root itself has no
  * parent/name pair: returns FS_INVALID for it. */
-int fs_open_parent(int root_fd, const char *path, int create_parents, char *name,
-                   size_t namecap);
+int fs_open_parent(int root_fd, const char *path, int create_parents, char *name, size_t namecap);
 
 /* Human-readable text for an fs_resolve_error. */
 const char *fs_resolve_strerror(int code);
