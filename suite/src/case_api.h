@@ -52,7 +52,7 @@ struct case_def {
  * which the catalog walks; no central list to edit. */
 #define SBX_CASE(fn_, ...)                                                                         \
     static const struct case_def sbx_case_##fn_                                                    \
-        __attribute__((used, section("sbx_cases"), aligned(sizeof(void *)))) = {.fn = fn_,      \
+        __attribute__((used, section("sbx_cases"), aligned(sizeof(void *)))) = {.fn = fn_,         \
                                                                                 __VA_ARGS__}
 
 /* ---- Context ---------------------------------------------------------- */
@@ -93,8 +93,7 @@ uint64_t case_now_ms(void);
 
 /* The request that the next failure refers to ("PUT /v1/files/a?mode=0644",
  * "Execute {command: [sh, -c, ...]}"); shown with failures. */
-void case_request(struct case_ctx *ctx, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+void case_request(struct case_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Records a failure: what was expected and what was observed. */
 void case_fail(struct case_ctx *ctx, const char *expected, const char *observed_fmt, ...)
@@ -142,7 +141,7 @@ int case_set_client_state(struct case_ctx *ctx, const char *key, void *state,
 struct private_runtime;
 
 struct private_runtime_opts {
-    const char *const *extra_env; /* NULL-terminated "NAME=value" list, added to the planted set */
+    const char *const *extra_env;  /* NULL-terminated "NAME=value" list, added to the planted set */
     const char *const *extra_args; /* NULL-terminated extra argv words appended to the command */
     bool missing_root;             /* pass a root path that does not exist yet (L2) */
 };

@@ -1,0 +1,47 @@
+#ifndef SBX_CASE_CONTEXT_H
+#define SBX_CASE_CONTEXT_H
+/* The runner's side of struct case_ctx: how a worker builds the context for
+ * one case and how recorded outcomes travel to the parent (one JSON object
+ * per line on report_fd; see worker_protocol.h). */
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "case_api.h"
+#include "run_target.h"
+
+#define CASE_MAX_SLOTS 8
+
+struct case_slot {
+    const char *key;
+    void *state;
+    void (*destroy)(void *state);
+};
+
+struct case_ctx {
+    const struct case_def *def;
+    const struct run_target *target;
+    char dir[600]; /* "<prefix>/<case id>" */
+    uint64_t seed; /* the case's derived seed */
+    uint64_t rand_state;
+    char *root_path; /* cached answer of case_root_path() */
+    bool root_probed;
+    int report_fd; /* where events go; -1 = discarded */
+    bool failed, skipped, errored;
+    unsigned failures;
+    struct case_slot slots[CASE_MAX_SLOTS];
+};
+
+/* Seed of one case, derived from the run seed and the case ID. */
+uint64_t case_derive_seed(uint64_t run_seed, const char *case_id);
+
+/* Prepares ctx for def (no I/O). */
+void case_ctx_init(struct case_ctx *ctx, const struct case_def *def,
+                   const struct run_target *target, uint64_t run_seed, int report_fd);
+/* Runs the slot destructors and frees what the context owns. */
+void case_ctx_release(struct case_ctx *ctx);
+
+/* Sends one event line to the parent (no-op when report_fd < 0). */
+void case_ctx_emit(struct case_ctx *ctx, const char *event, const char *k1, const char *v1,
+                   const char *k2, const char *v2, const char *k3, const char *v3);
+
+#endif

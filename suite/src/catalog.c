@@ -1,0 +1,152 @@
+/* Catalog: walks the linker section that SBX_CASE fills. The section bounds
+ * are weak so that a binary without any case still links. */
+#include "catalog.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clauses.h"
+#include "text_util.h"
+
+extern const struct case_def __start_sbx_cases[] __attribute__((weak));
+extern const struct case_def __stop_sbx_cases[] __attribute__((weak));
+
+const char *const catalog_known_tags[] = {
+    "process",  "pty",    "grpc",   "files",     "traversal", "concurrency",
+    "metadata", "health", "errors", "lifecycle", "transport", NULL,
+};
+
+static int by_id(const void *a, const void *b)
+{
+    const struct case_def *const *x = a, *const *y = b;
+    return strcmp((*x)->id, (*y)->id);
+}
+
+static bool tag_known(const char *tag, size_t len)
+{
+    for (const char *const *t = catalog_known_tags; *t; t++)
+        if (strlen(*t) == len && strncmp(*t, tag, len) == 0) return true;
+    return false;
+}
+
+/* Appends one problem line to err (bounded). */
+__attribute__((format(printf, 4, 5))) static void problem(char *err, size_t err_len, int *n,
+                                                          const char *fmt, ...)
+{
+    size_t used = strlen(err);
+    if (used + 2 < err_len) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err + used, err_len - used, fmt, ap);
+        va_end(ap);
+    }
+    (*n)++;
+}
+
+static void check_list(const char *list, bool clauses, const char *id, char *err, size_t err_len,
+                       int *n)
+{
+    const char *p = list;
+    while (*p) {
+        while (*p == ',' || *p == ' ')
+            p++;
+        const char *e = p;
+        while (*e && *e != ',' && *e != ' ')
+            e++;
+        if (e > p) {
+            char item[64];
+            size_t l = (size_t)(e - p) < sizeof item - 1 ? (size_t)(e - p) : sizeof item - 1;
+            memcpy(item, p, l);
+            item[l] = '\0';
+            if (clauses && !clause_find(item))
+                problem(err, err_len, n, "case %s: unknown clause '%s'\n", id, item);
+            if (!clauses && !tag_known(p, (size_t)(e - p)))
+                problem(err, err_len, n, "case %s: unknown tag '%s'\n", id, item);
+        }
+        p = e;
+    }
+}
+
+int catalog_load(struct catalog *cat, char *err, size_t err_len)
+{
+    memset(cat, 0, sizeof *cat);
+    err[0] = '\0';
+    const struct case_def *start = __start_sbx_cases, *stop = __stop_sbx_cases;
+    size_t slots = (start && stop && stop > start) ? (size_t)(stop - start) : 0;
+    cat->cases = calloc(slots ? slots : 1, sizeof *cat->cases);
+    if (!cat->cases) {
+        snprintf(err, err_len, "out of memory");
+        return -1;
+    }
+    int problems = 0;
+    for (size_t i = 0; i < slots; i++) {
+        const struct case_def *d = &start[i];
+        if (!d->fn) /* alignment padding between entries */
+            continue;
+        if (!d->id || !*d->id || !d->title || !*d->title || !d->clauses || !*d->clauses) {
+            problem(err, err_len, &problems, "case %s: id, title and clauses are required\n",
+                    d->id ? d->id : "(no id)");
+            continue;
+        }
+        if (d->level != LEVEL_MUST && d->level != LEVEL_SHOULD)
+            problem(err, err_len, &problems, "case %s: bad level\n", d->id);
+        check_list(d->clauses, true, d->id, err, err_len, &problems);
+        if (d->tags) check_list(d->tags, false, d->id, err, err_len, &problems);
+        cat->cases[cat->count++] = d;
+    }
+    qsort(cat->cases, cat->count, sizeof *cat->cases, by_id);
+    for (size_t i = 1; i < cat->count; i++)
+        if (strcmp(cat->cases[i - 1]->id, cat->cases[i]->id) == 0)
+            problem(err, err_len, &problems, "duplicate case ID %s\n", cat->cases[i]->id);
+    if (problems) {
+        catalog_free(cat);
+        return -1;
+    }
+    return 0;
+}
+
+void catalog_free(struct catalog *cat)
+{
+    free(cat->cases);
+    cat->cases = NULL;
+    cat->count = 0;
+}
+
+const struct case_def *catalog_find(const struct catalog *cat, const char *id)
+{
+    for (size_t i = 0; i < cat->count; i++)
+        if (strcmp(cat->cases[i]->id, id) == 0) return cat->cases[i];
+    return NULL;
+}
+
+unsigned case_timeout_s(const struct case_def *def)
+{
+    return def->timeout_s ? def->timeout_s : 30;
+}
+
+const char *case_level_name(enum case_level level)
+{
+    return level == LEVEL_MUST ? "MUST" : "SHOULD";
+}
+
+const char *case_needs_text(unsigned needs, char *buf, size_t len)
+{
+    static const struct {
+        unsigned bit;
+        const char *name;
+    } names[] = {{NEEDS_LAUNCH, "launch"},
+                 {NEEDS_PROCFS, "procfs"},
+                 {NEEDS_PTY, "pty"},
+                 {NEEDS_ALONE, "alone"},
+                 {NEEDS_TRANSPORT, "transport"}};
+    buf[0] = '\0';
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (needs & names[i].bit) {
+            size_t u = strlen(buf);
+            snprintf(buf + u, len - u, "%s%s", u ? "," : "", names[i].name);
+        }
+    if (!buf[0]) snprintf(buf, len, "-");
+    return buf;
+}
