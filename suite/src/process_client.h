@@ -15,15 +15,18 @@ struct proc_spec {
     const char *const *env;  /* NULL-terminated "NAME=value" list, or NULL */
     const char *cwd;         /* NULL = field absent; "" = present but empty */
     unsigned timeout_ms;     /* sent as grpc-timeout; 0 = no deadline (client waits 60 s) */
+    unsigned wait_ms;        /* local bound on the call, after which it is cancelled
+                                (RST_STREAM CANCEL) and ends with code -1; 0 = timeout_ms +
+                                5 s with a deadline, else 60 s (Execute) or 120 s (Start) */
 };
 
 struct proc_result {
-    int code;             /* gRPC status code (0 = OK), or -1 on a transport error */
-    char *message;        /* grpc-message, decoded; malloc'd or NULL */
-    int32_t exit_code;    /* Execute only */
-    uint8_t *out;         /* stdout bytes (Execute) */
+    int code;          /* gRPC status code (0 = OK), or -1 on a transport error */
+    char *message;     /* grpc-message, decoded; malloc'd or NULL */
+    int32_t exit_code; /* Execute only */
+    uint8_t *out;      /* stdout bytes (Execute) */
     size_t out_len;
-    uint8_t *err;         /* stderr bytes (Execute) */
+    uint8_t *err; /* stderr bytes (Execute) */
     size_t err_len;
 };
 
@@ -77,5 +80,31 @@ int proc_write_stdin(struct case_ctx *ctx, int32_t process_id, const void *data,
 int proc_close_stdin(struct case_ctx *ctx, int32_t process_id);
 int proc_signal(struct case_ctx *ctx, int32_t process_id, int signal_enum_value);
 int proc_resize(struct case_ctx *ctx, int32_t process_id, uint32_t cols, uint32_t rows);
+
+/* ---- Lower level, for protocol cases ------------------------------------ */
+
+struct sbx_grpc_conn;
+
+/* The case's shared connection to case_grpc_addr(ctx), opened on first use
+ * (and again if it broke); owned by the case (closed when it ends). NULL
+ * with the reason in *why (static text) if no connection could be made. */
+struct sbx_grpc_conn *proc_conn(struct case_ctx *ctx, const char **why);
+
+/* Serialized ExecuteRequest / StartRequest for spec (malloc'd, *len set). */
+uint8_t *proc_pack_execute(const struct proc_spec *spec, size_t *len);
+uint8_t *proc_pack_start(const struct proc_spec *spec, const uint32_t *pty_cols_rows, size_t *len);
+
+/* Decodes an ExecuteResponse into r (exit_code, out, err); 0 or -1. */
+int proc_unpack_execute(const uint8_t *msg, size_t len, struct proc_result *r);
+
+/* One-line rendering of a spec for case_request(), malloc'd. */
+char *proc_render_spec(const char *rpc, const struct proc_spec *spec);
+
+/* The gRPC paths of the service. */
+#define PROC_PATH_START "/process.v1.ProcessService/Start"
+#define PROC_PATH_EXECUTE "/process.v1.ProcessService/Execute"
+#define PROC_PATH_WRITE_STDIN "/process.v1.ProcessService/WriteStdin"
+#define PROC_PATH_SEND_SIGNAL "/process.v1.ProcessService/SendSignal"
+#define PROC_PATH_RESIZE_TTY "/process.v1.ProcessService/ResizeTTY"
 
 #endif
