@@ -1,0 +1,18 @@
+#ifndef SBX_REST_PERCENT_DECODE_H
+#define SBX_REST_PERCENT_DECODE_H
+/* Percent-decoding of request targets, applied exactly once (F12). */
+#include <stddef.h>
+#include <sys/types.h>
+
+#define PCT_INVALID (-1) /* a '%' not followed by two hex digits */
+#define PCT_NUL (-2)     /* the decoded bytes hold a NUL (%00) */
+
+/* Decodes in[0..len) into out (capacity >= len + 1, NUL-terminated). '+' is
+ * kept as '+'. Returns the decoded length, PCT_INVALID or PCT_NUL. */
+ssize_t pct_decode(const char *in, size_t len, char *out);
+
+/* As pct_decode, but a NUL ends the output instead of failing (used only by
+ * the nul-truncate fault). */
+ssize_t pct_decode_truncating(const char *in, size_t len, char *out);
+
+#endif
