@@ -1,0 +1,314 @@
+/* Argument parsing and --help of the bench subcommand. */
+#include "bench_opts.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+void bench_usage(FILE *out)
+{
+    fputs("Usage: sandboxd-conformance bench [TARGET] [OPTIONS]\n"
+          "\n"
+          "Measures a sandboxd runtime and prints a table: for every figure the count,\n"
+          "p50/p90/p99/max and throughput, next to the same machine's floor measured in\n"
+          "the same run (posix_spawn+waitpid of `true`, a pipe copy, a local file copy, a\n"
+          "loopback TCP copy) and the ratio to it; then the reference daemon's targets\n"
+          "and whether each is reached. Warm-up operations are excluded; every figure is\n"
+          "bounded by --count operations AND --duration seconds.\n"
+          "\n"
+          "Target (as for the conformance run):\n"
+          "  --grpc ADDR           attach: gRPC endpoint (host:port, [v6]:port, unix:/path)\n"
+          "  --rest ADDR           attach: REST endpoint\n"
+          "  --pid PID             attach: the runtime's PID, for the memory figures\n"
+          "  --launch 'CMD'        launch: start CMD with {grpc_port} {rest_port} {root} {host}\n"
+          "                        substituted (default: the bundled sandboxd-ref)\n"
+          "  --health-timeout DUR  launch: how long to wait for /v1/health (default 10s)\n"
+          "\n"
+          "Sizes, counts, durations:\n"
+          "  --size SIZE           big transfers: Start stream, floors, REST GET/PUT (default 1G)\n"
+          "  --small-size SIZE     small REST files (default 4K)\n"
+          "  --count N             at most N measured operations per figure (default 2000)\n"
+          "  --duration DUR        at most DUR of measuring per figure (default 3s)\n"
+          "  --warmup N            unmeasured operations first, per figure and caller (default 5)\n"
+          "  --streams N           concurrent Start streams on one connection (default 1000)\n"
+          "  --stream-sleep SECS   each of those runs `sleep SECS` (default 2)\n"
+          "  --streams-timeout DUR bound on the concurrent-streams figure (default 30s)\n"
+          "\n"
+          "Selection and output:\n"
+          "  --only LIST           measure only these groups: execute,start,streams,rest\n"
+          "  --skip LIST           leave these groups out (floors always run)\n"
+          "  --tmpdir DIR          directory for the local-copy floor's files (default: next to\n"
+          "                        the launched runtime's root, else $TMPDIR or /tmp)\n"
+          "  --json FILE           also write every figure, floor, ratio and target as JSON\n"
+          "  --quiet               no progress lines on stderr\n"
+          "  -h, --help            this text\n"
+          "\n"
+          "SIZE takes K, M, G suffixes (powers of 1024; KiB/MiB/GiB too); DUR takes ms, s or\n"
+          "m (plain numbers are seconds). Exit status: 0 when the run completed (targets\n"
+          "missed are information, not failure), 2 on a usage error, 3 when the endpoint is\n"
+          "unreachable, 4 when the bench itself failed.\n",
+          out);
+}
+
+int bench_parse_size(const char *s, uint64_t *out)
+{
+    if (!s || !*s) return -1;
+    errno = 0;
+    char *end;
+    double v = strtod(s, &end);
+    if (errno || end == s || !(v > 0.0)) return -1;
+    double mult = 1.0;
+    if (*end) {
+        char u = (char)(*end | 0x20);
+        if (u == 'k')
+            mult = 1024.0;
+        else if (u == 'm')
+            mult = 1024.0 * 1024.0;
+        else if (u == 'g')
+            mult = 1024.0 * 1024.0 * 1024.0;
+        else if (u == 'b' && end[1] == '\0')
+            mult = 1.0;
+        else
+            return -1;
+        if (u != 'b' && end[1] && strcasecmp(end + 1, "ib") != 0 && strcasecmp(end + 1, "b") != 0)
+            return -1;
+    }
+    double bytes = floor(v * mult);
+    if (bytes < 1.0 || bytes > 1e15) return -1;
+    *out = (uint64_t)bytes;
+    return 0;
+}
+
+int bench_parse_duration(const char *s, double *out)
+{
+    if (!s || !*s) return -1;
+    errno = 0;
+    char *end;
+    double v = strtod(s, &end);
+    if (errno || end == s || !(v > 0.0) || v > 1e6) return -1;
+    if (strcmp(end, "ms") == 0)
+        v /= 1000.0;
+    else if (strcmp(end, "m") == 0)
+        v *= 60.0;
+    else if (*end && strcmp(end, "s") != 0)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int parse_uint(const char *s, unsigned min, unsigned max, unsigned *out)
+{
+    errno = 0;
+    char *end;
+    unsigned long v = strtoul(s, &end, 10);
+    if (errno || end == s || *end || s[0] == '-' || v < min || v > max) return -1;
+    *out = (unsigned)v;
+    return 0;
+}
+
+static int parse_groups(const char *list, unsigned *out)
+{
+    static const struct {
+        const char *name;
+        unsigned bit;
+    } names[] = {{"execute", BENCH_G_EXECUTE},
+                 {"start", BENCH_G_START},
+                 {"streams", BENCH_G_STREAMS},
+                 {"rest", BENCH_G_REST}};
+    unsigned bits = 0;
+    const char *p = list;
+    while (*p) {
+        size_t len = strcspn(p, ",");
+        bool found = false;
+        for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+            if (strlen(names[i].name) == len && strncmp(p, names[i].name, len) == 0) {
+                bits |= names[i].bit;
+                found = true;
+            }
+        if (!found) return -1;
+        p += len;
+        if (*p == ',') p++;
+    }
+    if (!bits) return -1;
+    *out = bits;
+    return 0;
+}
+
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("sandboxd-conformance bench: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputs("\nTry 'sandboxd-conformance bench --help'.\n", stderr);
+    return 2;
+}
+
+enum {
+    OPT_GRPC = 256,
+    OPT_REST,
+    OPT_PID,
+    OPT_LAUNCH,
+    OPT_HEALTH,
+    OPT_JSON,
+    OPT_TMPDIR,
+    OPT_SIZE,
+    OPT_SMALL,
+    OPT_COUNT,
+    OPT_DURATION,
+    OPT_WARMUP,
+    OPT_STREAMS,
+    OPT_SLEEP,
+    OPT_STREAMS_TIMEOUT,
+    OPT_ONLY,
+    OPT_SKIP,
+    OPT_QUIET,
+};
+
+int bench_parse_args(int argc, char **argv, struct bench_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->health_timeout_ms = 10000;
+    o->size = 1024ull * 1024 * 1024;
+    o->small_size = 4096;
+    o->count = 2000;
+    o->duration = 3.0;
+    o->warmup = 5;
+    o->streams = 1000;
+    o->stream_sleep = 2;
+    o->streams_timeout = 30.0;
+    o->groups = BENCH_G_ALL;
+
+    static const struct option longopts[] = {
+        {"grpc", required_argument, NULL, OPT_GRPC},
+        {"rest", required_argument, NULL, OPT_REST},
+        {"pid", required_argument, NULL, OPT_PID},
+        {"launch", required_argument, NULL, OPT_LAUNCH},
+        {"health-timeout", required_argument, NULL, OPT_HEALTH},
+        {"json", required_argument, NULL, OPT_JSON},
+        {"tmpdir", required_argument, NULL, OPT_TMPDIR},
+        {"size", required_argument, NULL, OPT_SIZE},
+        {"small-size", required_argument, NULL, OPT_SMALL},
+        {"count", required_argument, NULL, OPT_COUNT},
+        {"duration", required_argument, NULL, OPT_DURATION},
+        {"warmup", required_argument, NULL, OPT_WARMUP},
+        {"streams", required_argument, NULL, OPT_STREAMS},
+        {"stream-sleep", required_argument, NULL, OPT_SLEEP},
+        {"streams-timeout", required_argument, NULL, OPT_STREAMS_TIMEOUT},
+        {"only", required_argument, NULL, OPT_ONLY},
+        {"skip", required_argument, NULL, OPT_SKIP},
+        {"quiet", no_argument, NULL, OPT_QUIET},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+
+    optind = 1;
+    opterr = 0;
+    int ch;
+    unsigned only = 0, skip = 0;
+    while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+        double d;
+        unsigned u;
+        switch (ch) {
+        case 'h':
+            bench_usage(stdout);
+            return 1;
+        case OPT_GRPC:
+            o->grpc_addr = optarg;
+            break;
+        case OPT_REST:
+            o->rest_addr = optarg;
+            break;
+        case OPT_PID:
+            if (parse_uint(optarg, 1, 0x7fffffff, &u) != 0)
+                return usage_error("--pid: not a process ID: '%s'", optarg);
+            o->pid = (int)u;
+            break;
+        case OPT_LAUNCH:
+            o->launch_cmd = optarg;
+            break;
+        case OPT_HEALTH:
+            if (bench_parse_duration(optarg, &d) != 0)
+                return usage_error("--health-timeout: not a duration: '%s'", optarg);
+            o->health_timeout_ms = (unsigned)(d * 1000.0);
+            break;
+        case OPT_JSON:
+            o->json_path = optarg;
+            break;
+        case OPT_TMPDIR:
+            o->tmpdir = optarg;
+            break;
+        case OPT_SIZE:
+            if (bench_parse_size(optarg, &o->size) != 0)
+                return usage_error("--size: not a size: '%s' (e.g. 1G, 64M, 4096)", optarg);
+            break;
+        case OPT_SMALL:
+            if (bench_parse_size(optarg, &o->small_size) != 0)
+                return usage_error("--small-size: not a size: '%s' (e.g. 4K)", optarg);
+            break;
+        case OPT_COUNT:
+            if (parse_uint(optarg, 1, 10000000, &o->count) != 0)
+                return usage_error("--count: expected 1..10000000, got '%s'", optarg);
+            break;
+        case OPT_DURATION:
+            if (bench_parse_duration(optarg, &o->duration) != 0)
+                return usage_error("--duration: not a duration: '%s' (e.g. 3s, 500ms)", optarg);
+            break;
+        case OPT_WARMUP:
+            if (parse_uint(optarg, 0, 100000, &o->warmup) != 0)
+                return usage_error("--warmup: expected 0..100000, got '%s'", optarg);
+            break;
+        case OPT_STREAMS:
+            if (parse_uint(optarg, 1, 100000, &o->streams) != 0)
+                return usage_error("--streams: expected 1..100000, got '%s'", optarg);
+            break;
+        case OPT_SLEEP:
+            if (parse_uint(optarg, 0, 3600, &o->stream_sleep) != 0)
+                return usage_error("--stream-sleep: expected 0..3600 seconds, got '%s'", optarg);
+            break;
+        case OPT_STREAMS_TIMEOUT:
+            if (bench_parse_duration(optarg, &o->streams_timeout) != 0)
+                return usage_error("--streams-timeout: not a duration: '%s'", optarg);
+            break;
+        case OPT_ONLY:
+            if (parse_groups(optarg, &only) != 0)
+                return usage_error("--only: expected a list of execute,start,streams,rest; "
+                                   "got '%s'",
+                                   optarg);
+            break;
+        case OPT_SKIP:
+            if (parse_groups(optarg, &skip) != 0)
+                return usage_error("--skip: expected a list of execute,start,streams,rest; "
+                                   "got '%s'",
+                                   optarg);
+            break;
+        case OPT_QUIET:
+            o->quiet = true;
+            break;
+        case ':':
+            return usage_error("option '%s' needs a value", argv[optind - 1]);
+        default:
+            return usage_error("unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc) return usage_error("unexpected argument '%s'", argv[optind]);
+    if (only) o->groups = only;
+    o->groups &= ~skip;
+    if (!o->groups) return usage_error("%s", "--only/--skip leave nothing to measure");
+    if (!o->grpc_addr != !o->rest_addr)
+        return usage_error("%s", "attach mode needs both --grpc and --rest");
+    if (o->grpc_addr && o->launch_cmd)
+        return usage_error("%s", "--launch and --grpc/--rest exclude each other");
+    if (o->pid && !o->grpc_addr)
+        return usage_error("%s", "--pid is for attach mode (launch mode knows the PID)");
+    if (o->streams_timeout <= (double)o->stream_sleep)
+        return usage_error("%s", "--streams-timeout must exceed --stream-sleep");
+    return 0;
+}
