@@ -752,6 +752,26 @@ const json_t *openapi_response(const struct openapi_doc *doc, const char *route,
     return lookup_status(doc, json_object_get(op, "responses"), status);
 }
 
+const json_t *openapi_error_response(const struct openapi_doc *doc, long status)
+{
+    if (status < 400) return NULL;
+    json_t *paths = json_object_get(doc->root, "paths");
+    for (void *it = json_object_iter(paths); it; it = json_object_iter_next(paths, it)) {
+        json_t *item = json_object_iter_value(it);
+        for (void *m = json_object_iter(item); m; m = json_object_iter_next(item, m)) {
+            const json_t *responses = json_object_get(json_object_iter_value(m), "responses");
+            char key[32];
+            snprintf(key, sizeof key, "%ld", status);
+            const json_t *r = deref(doc, json_object_get(responses, key), NULL, "");
+            if (openapi_response_has_content(r)) return r;
+        }
+        const json_t *other = deref(doc, json_object_get(item, "x-other-methods"), NULL, "");
+        if (status == 405 && other) return other;
+    }
+    if (status == 404) return deref(doc, json_object_get(doc->root, "x-unknown-route"), NULL, "");
+    return NULL;
+}
+
 static void media_base(const char *content_type, char *buf, size_t len)
 {
     size_t n = 0;

@@ -74,6 +74,12 @@ const char *openapi_match_route(const struct openapi_doc *doc, const char *reque
 const json_t *openapi_response(const struct openapi_doc *doc, const char *route, const char *method,
                                long status);
 
+/* The documented error response for an HTTP status wherever the document
+ * lists it (any route or method, then x-other-methods and x-unknown-route):
+ * for checking an error body when the route does not matter, since every
+ * route shares the Error responses. NULL when no route documents it. */
+const json_t *openapi_error_response(const struct openapi_doc *doc, long status);
+
 /* The schema of a documented response's media type. content_type may carry
  * parameters ("application/json; charset=utf-8"); matching ignores them and
  * letter case. NULL when the response documents no such media type. */

@@ -167,6 +167,22 @@ static void responses_of_the_contract_table(void **state)
         0);
     assert_int_equal(out.count, 0);
 
+    /* The route-independent error responses. */
+    const json_t *e409 = openapi_error_response(doc, 409);
+    assert_non_null(e409);
+    json_t *cv = json_loads(conflict, 0, NULL);
+    const json_t *s409 = openapi_response_schema(doc, e409, "application/json");
+    assert_int_equal(openapi_validate_node(doc, s409, cv, &out), 0);
+    json_decref(cv);
+    json_t *nv = json_loads(nf, 0, NULL);
+    assert_true(openapi_validate_node(doc, s409, nv, &out) > 0);
+    json_decref(nv);
+    openapi_violations_free(&out);
+    assert_non_null(openapi_error_response(doc, 405));
+    assert_non_null(openapi_error_response(doc, 503));
+    assert_null(openapi_error_response(doc, 418));
+    assert_null(openapi_error_response(doc, 200));
+
     /* A 404 whose code is CONFLICT, a plain-text error, a PUT 200. */
     assert_true(openapi_validate_response(doc, files, "GET", 404, "application/json", conflict,
                                           strlen(conflict), &out) > 0);
