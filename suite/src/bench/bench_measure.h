@@ -26,6 +26,21 @@ void bench_measure_latency(struct bench_figure *f, const struct bench_opts *o, b
 void bench_measure_transfer(struct bench_figure *f, const struct bench_opts *o, bench_xfer_fn fn,
                             void *ud, uint64_t bytes);
 
+/* Concurrent callers: n threads, each with its own state (e.g. its own
+ * connection) made by setup, which warm up, then start together and share
+ * one budget of o->count operations and one deadline of o->duration. */
+struct bench_workers {
+    void *(*setup)(void *ud, unsigned index, char *err); /* NULL = this caller failed */
+    bench_op_fn op;                                      /* called with the state */
+    void (*teardown)(void *state);
+    void *ud;
+};
+
+/* Fills lat (per-operation), throughput (successful ops / wall time from the
+ * common start to the last caller's end), errors. */
+void bench_measure_concurrent(struct bench_figure *f, const struct bench_opts *o, unsigned n,
+                              const struct bench_workers *w);
+
 /* Progress line on stderr ("bench: <label>") unless o->quiet. */
 void bench_progress(const struct bench_opts *o, const char *label);
 

@@ -25,7 +25,9 @@ void bench_usage(FILE *out)
           "  --rest ADDR           attach: REST endpoint\n"
           "  --pid PID             attach: the runtime's PID, for the memory figures\n"
           "  --launch 'CMD'        launch: start CMD with {grpc_port} {rest_port} {root} {host}\n"
-          "                        substituted (default: the bundled sandboxd-ref)\n"
+          "                        substituted\n"
+          "  --launch-bundled PATH launch: the sandboxd-ref binary at PATH with its standard\n"
+          "                        flags (default: the sandboxd-ref built next to this suite)\n"
           "  --health-timeout DUR  launch: how long to wait for /v1/health (default 10s)\n"
           "\n"
           "Sizes, counts, durations:\n"
@@ -156,6 +158,7 @@ enum {
     OPT_REST,
     OPT_PID,
     OPT_LAUNCH,
+    OPT_BUNDLED,
     OPT_HEALTH,
     OPT_JSON,
     OPT_TMPDIR,
@@ -191,6 +194,7 @@ int bench_parse_args(int argc, char **argv, struct bench_opts *o)
         {"rest", required_argument, NULL, OPT_REST},
         {"pid", required_argument, NULL, OPT_PID},
         {"launch", required_argument, NULL, OPT_LAUNCH},
+        {"launch-bundled", required_argument, NULL, OPT_BUNDLED},
         {"health-timeout", required_argument, NULL, OPT_HEALTH},
         {"json", required_argument, NULL, OPT_JSON},
         {"tmpdir", required_argument, NULL, OPT_TMPDIR},
@@ -233,6 +237,9 @@ int bench_parse_args(int argc, char **argv, struct bench_opts *o)
             break;
         case OPT_LAUNCH:
             o->launch_cmd = optarg;
+            break;
+        case OPT_BUNDLED:
+            o->bundled = optarg;
             break;
         case OPT_HEALTH:
             if (bench_parse_duration(optarg, &d) != 0)
@@ -304,8 +311,10 @@ int bench_parse_args(int argc, char **argv, struct bench_opts *o)
     if (!o->groups) return usage_error("%s", "--only/--skip leave nothing to measure");
     if (!o->grpc_addr != !o->rest_addr)
         return usage_error("%s", "attach mode needs both --grpc and --rest");
-    if (o->grpc_addr && o->launch_cmd)
-        return usage_error("%s", "--launch and --grpc/--rest exclude each other");
+    if (o->grpc_addr && (o->launch_cmd || o->bundled))
+        return usage_error("%s", "--launch/--launch-bundled and --grpc/--rest exclude each other");
+    if (o->launch_cmd && o->bundled)
+        return usage_error("%s", "--launch and --launch-bundled exclude each other");
     if (o->pid && !o->grpc_addr)
         return usage_error("%s", "--pid is for attach mode (launch mode knows the PID)");
     if (o->streams_timeout <= (double)o->stream_sleep)

@@ -21,6 +21,7 @@ struct bench_opts {
     const char *rest_addr;
     int pid;                /* attach mode: runtime PID for memory figures; 0 = none */
     const char *launch_cmd; /* launch template with {grpc_port} {rest_port} {root} ... */
+    const char *bundled;    /* --launch-bundled: path of the sandboxd-ref to launch */
     unsigned health_timeout_ms;
 
     const char *json_path; /* --json FILE */

@@ -3,6 +3,7 @@
 
 #include <jansson.h>
 #include <math.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -141,14 +142,15 @@ void bench_print_table(FILE *out, const struct bench_results *r, const struct be
 
     fprintf(out, "%-44s %6s %4s %8s %8s %8s %8s %14s  %-10s %7s\n", "figure", "count", "err", "p50",
             "p90", "p99", "max", "throughput", "floor", "ratio");
-    const char *group = NULL;
+    /* Figures grouped, groups in the order they first appear. */
     for (size_t k = 0; k < r->n; k++) {
-        const struct bench_figure *f = &r->f[k];
-        if (!group || strcmp(group, f->group) != 0) {
-            fprintf(out, "-- %s\n", f->group);
-            group = f->group;
-        }
-        print_figure(out, f);
+        bool seen = false;
+        for (size_t j = 0; j < k && !seen; j++)
+            seen = strcmp(r->f[j].group, r->f[k].group) == 0;
+        if (seen) continue;
+        fprintf(out, "-- %s\n", r->f[k].group);
+        for (size_t j = k; j < r->n; j++)
+            if (strcmp(r->f[j].group, r->f[k].group) == 0) print_figure(out, &r->f[j]);
     }
     fputs("\nratio: latency figures p50 / floor p50 (lower is better); throughput figures\n"
           "throughput / floor throughput (higher is better). Throughput of a transfer is\n"

@@ -1,0 +1,131 @@
+/* Attach to or launch the runtime under measurement. */
+#include "bench_target.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench_grpc.h"
+#include "fs_util.h"
+#include "rest_client.h"
+
+/* The sandboxd-ref built with this suite: next to it in an install, or in
+ * the build tree's reference-daemon/ directory. */
+static int find_bundled(char *out, size_t len)
+{
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0) return -1;
+    self[n] = '\0';
+    char *slash = strrchr(self, '/');
+    if (!slash) return -1;
+    *slash = '\0';
+    static const char *const rel[] = {"sandboxd-ref", "../reference-daemon/sandboxd-ref",
+                                      "../bin/sandboxd-ref"};
+    for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
+        snprintf(out, len, "%s/%s", self, rel[i]);
+        if (access(out, X_OK) == 0) return 0;
+    }
+    return -1;
+}
+
+static int health(const char *rest, char *err, size_t err_len)
+{
+    struct http_request req = {.method = "GET", .target = "/v1/health", .timeout_ms = 5000};
+    struct http_response resp;
+    int rc = rest_do_at(rest, &req, &resp);
+    if (rc != 0)
+        snprintf(err, err_len, "GET /v1/health on %s: %s", rest, resp.error);
+    else if (resp.status != 200)
+        snprintf(err, err_len, "GET /v1/health on %s: HTTP %ld", rest, resp.status);
+    rc = rc == 0 && resp.status == 200 ? 0 : -1;
+    http_response_free(&resp);
+    return rc;
+}
+
+static int launch(struct bench_target_rt *t, const struct bench_opts *o, char *err, size_t err_len)
+{
+    const char *tmpl = o->launch_cmd;
+    if (!tmpl) {
+        char path[PATH_MAX];
+        if (o->bundled)
+            snprintf(path, sizeof path, "%s", o->bundled);
+        else if (find_bundled(path, sizeof path) != 0) {
+            snprintf(err, err_len,
+                     "no target given and no bundled sandboxd-ref found next to this binary; "
+                     "use --launch-bundled PATH, --launch 'CMD' or --grpc/--rest");
+            return 4;
+        }
+        /* Quoted so a path with spaces stays one word. */
+        snprintf(t->template_buf, sizeof t->template_buf,
+                 "'%s' --listen-host {host} --grpc-port {grpc_port} --rest-port {rest_port} "
+                 "--root-dir {root}",
+                 path);
+        tmpl = t->template_buf;
+    }
+    t->work_dir = fs_make_temp_dir(o->tmpdir, "sbx-bench-");
+    if (!t->work_dir) {
+        snprintf(err, err_len, "cannot create a temporary directory: %s", strerror(errno));
+        return 4;
+    }
+    struct launch_opts lo = {.command_template = tmpl,
+                             .work_dir = t->work_dir,
+                             .own_process_group = true,
+                             .health_timeout_ms = o->health_timeout_ms};
+    if (launcher_start(&lo, &t->rt, err, err_len) != 0) return 4;
+    t->launched = true;
+    t->mode = "launch";
+    t->grpc = t->rt.grpc_addr;
+    t->rest = t->rt.rest_addr;
+    t->pid = (int)t->rt.pid;
+    t->command = t->rt.command_line;
+    t->floor_dir = strdup(t->rt.dir);
+    return 0;
+}
+
+int bench_target_open(struct bench_target_rt *t, const struct bench_opts *o, char *err,
+                      size_t err_len)
+{
+    memset(t, 0, sizeof *t);
+    if (o->grpc_addr) {
+        t->mode = "attach";
+        t->grpc = o->grpc_addr;
+        t->rest = o->rest_addr;
+        t->pid = o->pid;
+        const char *tmp = o->tmpdir ? o->tmpdir : getenv("TMPDIR");
+        t->floor_dir = strdup(tmp && *tmp ? tmp : "/tmp");
+    } else {
+        int rc = launch(t, o, err, err_len);
+        if (rc != 0) return rc;
+        if (o->tmpdir) {
+            free(t->floor_dir);
+            t->floor_dir = strdup(o->tmpdir);
+        }
+    }
+    if (!t->floor_dir) {
+        snprintf(err, err_len, "out of memory");
+        return 4;
+    }
+    if (health(t->rest, err, err_len) != 0) return 3;
+    char why[256];
+    if (bench_grpc_probe(t->grpc, why, sizeof why) != 0) {
+        snprintf(err, err_len, "Execute `true` on %s: %s", t->grpc, why);
+        return 3;
+    }
+    return 0;
+}
+
+void bench_target_close(struct bench_target_rt *t)
+{
+    if (t->launched) {
+        launcher_stop(&t->rt, 15000);
+        launcher_release(&t->rt);
+    }
+    if (t->work_dir) fs_remove_tree(t->work_dir);
+    free(t->work_dir);
+    free(t->floor_dir);
+    memset(t, 0, sizeof *t);
+}
