@@ -1,0 +1,96 @@
+#ifndef SBX_GRPC_SERVER_INTERNAL_H
+#define SBX_GRPC_SERVER_INTERNAL_H
+/* Internals shared by the sans-I/O server session (server_session.c) and
+ * the libuv glue (server_uv.c). Unit tests drive sessions through this
+ * header without sockets. */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <uv.h>
+
+#include "sbx_grpc_server.h"
+
+struct sconn;
+struct uv_listener;
+struct uv_conn;
+
+struct method_entry {
+    char *path;
+    struct sbx_grpc_method m;
+};
+
+struct sbx_grpc_server {
+    uv_loop_t *loop;
+    struct sbx_grpc_server_opts opts; /* with defaults filled in */
+    struct method_entry *methods;
+    size_t n_methods;
+    size_t live_calls;   /* call objects alive (stream and/or handler holds them) */
+    bool free_requested; /* sbx_grpc_server_free ran while calls were still held */
+    /* handler notifications waiting for server_dispatch */
+    struct sbx_grpc_server_call *pend_head, *pend_tail;
+    bool dispatching;
+    void (*kick_dispatch)(struct sbx_grpc_server *s); /* asks the owner to run server_dispatch */
+    /* libuv glue */
+    struct uv_listener *listeners;
+    struct uv_conn *conns;
+    size_t n_conns;
+    size_t open_handles; /* libuv handles not yet closed */
+    bool shutting_down;
+    bool hard_closing;
+    uv_timer_t grace_timer;
+    uv_idle_t dispatch_idle;
+    bool handles_init;
+    bool final_close_started;
+    void (*on_closed)(struct sbx_grpc_server *s, void *user);
+    void *on_closed_user;
+    bool closed_notified;
+};
+
+/* Delivers pending handler callbacks (on_request, on_half_close,
+ * on_writable, on_cancel). Never called from inside nghttp2. */
+void server_dispatch(struct sbx_grpc_server *s);
+
+/* A call object died: frees a server whose free was requested. */
+void server_call_gone(struct sbx_grpc_server *s);
+
+const struct method_entry *server_find_method(const struct sbx_grpc_server *s, const char *path,
+                                              size_t len);
+
+/* ---- one HTTP/2 server connection, sans-I/O ------------------------------ */
+
+/* want_write: the session has output; the owner should soon call
+ * sconn_send (never from inside a library call). */
+struct sconn *sconn_new(struct sbx_grpc_server *srv, void (*want_write)(void *io), void *io);
+
+/* Feeds received bytes. Returns 0, or -1 if the connection must close
+ * (protocol error; a GOAWAY may still be pending in sconn_send). */
+int sconn_recv(struct sconn *c, const uint8_t *data, size_t len);
+
+/* Next chunk of output (valid until the next call), 0 if none, -1 on error. */
+ssize_t sconn_send(struct sconn *c, const uint8_t **data);
+
+/* Earliest grpc-timeout deadline (monotonic ms) of a live call, -1 if none. */
+int64_t sconn_next_deadline(const struct sconn *c);
+
+/* Ends calls whose deadline passed with DEADLINE_EXCEEDED. */
+void sconn_expire(struct sconn *c, int64_t now_ms);
+
+/* Graceful: GOAWAY with the last processed stream; running calls go on. */
+void sconn_goaway(struct sconn *c);
+
+/* True when the session has nothing more to read or write (after GOAWAY
+ * with no stream left, or after a fatal error). */
+bool sconn_finished(const struct sconn *c);
+
+/* Number of open streams. */
+size_t sconn_streams(const struct sconn *c);
+
+/* The connection is gone (peer closed, I/O error, hard close): every live
+ * call is cancelled with reason (callbacks go through server_dispatch). */
+void sconn_lost(struct sconn *c, enum sbx_grpc_cancel_reason reason);
+
+/* Frees the session; calls still held by handlers are detached first. */
+void sconn_free(struct sconn *c);
+
+#endif
