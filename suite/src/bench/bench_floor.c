@@ -1,4 +1,5 @@
 /* Floors: the same work done without a runtime in between. */
+#include "bench_text.h"
 #include "bench_floor.h"
 
 #include <arpa/inet.h>
@@ -32,7 +33,7 @@ static int spawn_true(void *ud, char *err)
     pid_t pid;
     int rc = posix_spawnp(&pid, "true", NULL, NULL, argv, environ);
     if (rc != 0) {
-        snprintf(err, 256, "posix_spawnp true: %s", strerror(rc));
+        bench_fmt(err, 256, "posix_spawnp true: %s", strerror(rc));
         return -1;
     }
     int st;
@@ -53,11 +54,11 @@ static int64_t pipe_copy(void *ud, char *err)
     struct pipe_ctx *p = ud;
     int fds[2];
     if (pipe2(fds, O_CLOEXEC) != 0) {
-        snprintf(err, 256, "pipe: %s", strerror(errno));
+        bench_fmt(err, 256, "pipe: %s", strerror(errno));
         return -1;
     }
     char nbuf[32];
-    snprintf(nbuf, sizeof nbuf, "%llu", (unsigned long long)p->n);
+    bench_fmt(nbuf, sizeof nbuf, "%llu", (unsigned long long)p->n);
     char *argv[] = {"head", "-c", nbuf, "/dev/zero", NULL};
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
@@ -68,7 +69,7 @@ static int64_t pipe_copy(void *ud, char *err)
     close(fds[1]);
     if (rc != 0) {
         close(fds[0]);
-        snprintf(err, 256, "posix_spawnp head: %s", strerror(rc));
+        bench_fmt(err, 256, "posix_spawnp head: %s", strerror(rc));
         return -1;
     }
     int64_t total = 0;
@@ -93,20 +94,20 @@ static int tcp_pair(int fds[2], char *err)
 {
     int l = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (l < 0) {
-        snprintf(err, 256, "socket: %s", strerror(errno));
+        bench_fmt(err, 256, "socket: %s", strerror(errno));
         return -1;
     }
     struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
     socklen_t alen = sizeof a;
     if (bind(l, (struct sockaddr *)&a, sizeof a) != 0 || listen(l, 1) != 0 ||
         getsockname(l, (struct sockaddr *)&a, &alen) != 0) {
-        snprintf(err, 256, "loopback listen: %s", strerror(errno));
+        bench_fmt(err, 256, "loopback listen: %s", strerror(errno));
         close(l);
         return -1;
     }
     int c = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (c < 0 || connect(c, (struct sockaddr *)&a, sizeof a) != 0) {
-        snprintf(err, 256, "loopback connect: %s", strerror(errno));
+        bench_fmt(err, 256, "loopback connect: %s", strerror(errno));
         if (c >= 0) close(c);
         close(l);
         return -1;
@@ -114,7 +115,7 @@ static int tcp_pair(int fds[2], char *err)
     int s = accept4(l, NULL, NULL, SOCK_CLOEXEC);
     close(l);
     if (s < 0) {
-        snprintf(err, 256, "loopback accept: %s", strerror(errno));
+        bench_fmt(err, 256, "loopback accept: %s", strerror(errno));
         close(c);
         return -1;
     }
@@ -173,7 +174,7 @@ static int64_t tcp_copy(void *ud, char *err)
     struct tcp_writer w = {.fd = fds[1], .n = t->n, .src = t->src};
     pthread_t th;
     if (pthread_create(&th, NULL, tcp_write_thread, &w) != 0) {
-        snprintf(err, 256, "pthread_create failed");
+        bench_fmt(err, 256, "pthread_create failed");
         close(fds[0]);
         close(fds[1]);
         return -1;
@@ -218,7 +219,7 @@ static int tcp_rtt(void *ud, char *err)
     }
     return 0;
 fail:
-    snprintf(err, 256, "loopback round trip: %s", strerror(errno));
+    bench_fmt(err, 256, "loopback round trip: %s", strerror(errno));
     return -1;
 }
 
@@ -236,21 +237,21 @@ static int64_t write_file(const char *path, uint64_t n, const char *src, bool sy
 {
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (fd < 0) {
-        snprintf(err, 256, "open %s: %s", path, strerror(errno));
+        bench_fmt(err, 256, "open %s: %s", path, strerror(errno));
         return -1;
     }
     uint64_t left = n;
     while (left > 0) {
         size_t k = left < CHUNK ? (size_t)left : CHUNK;
         if (write_all(fd, src, k) != 0) {
-            snprintf(err, 256, "write %s: %s", path, strerror(errno));
+            bench_fmt(err, 256, "write %s: %s", path, strerror(errno));
             close(fd);
             return -1;
         }
         left -= k;
     }
     if (sync && fsync(fd) != 0) {
-        snprintf(err, 256, "fsync %s: %s", path, strerror(errno));
+        bench_fmt(err, 256, "fsync %s: %s", path, strerror(errno));
         close(fd);
         return -1;
     }
@@ -263,7 +264,7 @@ static int64_t file_read(void *ud, char *err)
     struct file_ctx *c = ud;
     int fd = open(c->path_src, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
-        snprintf(err, 256, "open %s: %s", c->path_src, strerror(errno));
+        bench_fmt(err, 256, "open %s: %s", c->path_src, strerror(errno));
         return -1;
     }
     int64_t total = 0;
@@ -291,12 +292,12 @@ static int64_t file_copy(void *ud, char *err)
     struct file_ctx *c = ud;
     int in = open(c->path_src, O_RDONLY | O_CLOEXEC);
     if (in < 0) {
-        snprintf(err, 256, "open %s: %s", c->path_src, strerror(errno));
+        bench_fmt(err, 256, "open %s: %s", c->path_src, strerror(errno));
         return -1;
     }
     int out = open(c->path_dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (out < 0) {
-        snprintf(err, 256, "open %s: %s", c->path_dst, strerror(errno));
+        bench_fmt(err, 256, "open %s: %s", c->path_dst, strerror(errno));
         close(in);
         return -1;
     }
@@ -306,14 +307,14 @@ static int64_t file_copy(void *ud, char *err)
         if (k < 0 && errno == EINTR) continue;
         if (k <= 0) break;
         if (write_all(out, c->buf, (size_t)k) != 0) {
-            snprintf(err, 256, "write %s: %s", c->path_dst, strerror(errno));
+            bench_fmt(err, 256, "write %s: %s", c->path_dst, strerror(errno));
             total = -1;
             break;
         }
         total += k;
     }
     if (total >= 0 && fsync(out) != 0) {
-        snprintf(err, 256, "fsync %s: %s", c->path_dst, strerror(errno));
+        bench_fmt(err, 256, "fsync %s: %s", c->path_dst, strerror(errno));
         total = -1;
     }
     close(in);
@@ -341,25 +342,25 @@ static void file_floors(struct bench_results *r, const struct bench_opts *o, con
 {
     char label[96];
     struct file_ctx c = {.n = o->size, .buf = buf, .src = src};
-    snprintf(c.path_src, sizeof c.path_src, "%s/sbx-bench-src-%d", dir, (int)getpid());
-    snprintf(c.path_dst, sizeof c.path_dst, "%s/sbx-bench-dst-%d", dir, (int)getpid());
+    bench_fmt(c.path_src, sizeof c.path_src, "%s/sbx-bench-src-%d", dir, (int)getpid());
+    bench_fmt(c.path_dst, sizeof c.path_dst, "%s/sbx-bench-dst-%d", dir, (int)getpid());
 
     struct bench_figure *fr = bench_add(r, "floor.file_read", "", "floor", BENCH_TRANSFER);
     struct bench_figure *fw = bench_add(r, "floor.file_write", "", "floor", BENCH_TRANSFER);
     struct bench_figure *fc = bench_add(r, "floor.file_copy", "", "floor", BENCH_TRANSFER);
     if (!fr || !fw || !fc) return;
-    snprintf(fr->label, sizeof fr->label, "floor: read file");
-    snprintf(fw->label, sizeof fw->label, "floor: write file + fsync");
-    snprintf(fc->label, sizeof fc->label, "floor: local copy (read+write+fsync)");
+    bench_fmt(fr->label, sizeof fr->label, "floor: read file");
+    bench_fmt(fw->label, sizeof fw->label, "floor: write file + fsync");
+    bench_fmt(fc->label, sizeof fc->label, "floor: local copy (read+write+fsync)");
 
     char err[256] = "";
     /* The source is written and synced before anything is timed, so the copy
      * does not pay for the source's writeback. */
     if (write_file(c.path_src, c.n, src, true, err) < 0) {
-        snprintf(label, sizeof label, "not measured: %s", err);
-        snprintf(fr->note, sizeof fr->note, "%s", label);
-        snprintf(fw->note, sizeof fw->note, "%s", label);
-        snprintf(fc->note, sizeof fc->note, "%s", label);
+        bench_fmt(label, sizeof label, "not measured: %s", err);
+        bench_fmt(fr->note, sizeof fr->note, "%s", label);
+        bench_fmt(fw->note, sizeof fw->note, "%s", label);
+        bench_fmt(fc->note, sizeof fc->note, "%s", label);
         unlink(c.path_src);
         return;
     }
@@ -403,7 +404,7 @@ void bench_floors(struct bench_results *r, const struct bench_opts *o, const cha
             close(rc.fds[0]);
             close(rc.fds[1]);
         } else {
-            snprintf(f->note, sizeof f->note, "not measured: %s", err);
+            bench_fmt(f->note, sizeof f->note, "not measured: %s", err);
         }
     }
 

@@ -1,5 +1,6 @@
 /* ProcessService figures: Execute latency and throughput, Start latencies and
  * streaming rate, and many concurrent Start streams on one connection. */
+#include "bench_text.h"
 #include "bench_grpc.h"
 
 #include <stdio.h>
@@ -62,17 +63,17 @@ static struct sbx_grpc_conn *connect_to(const char *addr, bool big_windows, char
     }
     char why[200] = "";
     struct sbx_grpc_conn *c = sbx_grpc_connect(addr, &co, why, sizeof why);
-    if (!c) snprintf(err, 256, "connect %s: %s", addr, why);
+    if (!c) bench_fmt(err, 256, "connect %s: %s", addr, why);
     return c;
 }
 
 static void describe_end(const struct sbx_grpc_result *res, char *err)
 {
     if (res->end == SBX_GRPC_END_STATUS)
-        snprintf(err, 256, "status %s%s%s", sbx_grpc_code_name(res->code), res->message ? ": " : "",
-                 res->message ? res->message : "");
+        bench_fmt(err, 256, "status %s%s%s", sbx_grpc_code_name(res->code),
+                  res->message ? ": " : "", res->message ? res->message : "");
     else
-        snprintf(err, 256, "call failed (%s): %s", sbx_grpc_code_name(res->code), res->error);
+        bench_fmt(err, 256, "call failed (%s): %s", sbx_grpc_code_name(res->code), res->error);
 }
 
 /* ---- Execute `true` ------------------------------------------------------- */
@@ -103,13 +104,13 @@ static int execute_once(void *ud, char *err)
         process__v1__execute_response__unpack(NULL, res.response_len, res.response);
     sbx_grpc_result_free(&res);
     if (!resp) {
-        snprintf(err, 256, "undecodable ExecuteResponse");
+        bench_fmt(err, 256, "undecodable ExecuteResponse");
         return -1;
     }
     int code = resp->exit_code;
     process__v1__execute_response__free_unpacked(resp, NULL);
     if (code != 0) {
-        snprintf(err, 256, "`true` exited with %d", code);
+        bench_fmt(err, 256, "`true` exited with %d", code);
         return -1;
     }
     return 0;
@@ -120,7 +121,7 @@ int bench_grpc_probe(const char *addr, char *err, size_t err_len)
     static const char *const argv[] = {"true", NULL};
     struct packed req;
     if (pack_request(false, argv, &req) != 0) {
-        snprintf(err, err_len, "out of memory");
+        bench_fmt(err, err_len, "out of memory");
         return -1;
     }
     char why[256] = "";
@@ -128,7 +129,7 @@ int bench_grpc_probe(const char *addr, char *err, size_t err_len)
     int rc = execute_once(&x, why);
     if (x.conn) sbx_grpc_conn_close(x.conn);
     free(req.buf);
-    if (rc != 0) snprintf(err, err_len, "%s", why);
+    if (rc != 0) bench_fmt(err, err_len, "%s", why);
     return rc;
 }
 
@@ -144,7 +145,7 @@ static void *exec_setup(void *ud, unsigned index, char *err)
     const struct exec_shared *sh = ud;
     struct exec_ctx *x = calloc(1, sizeof *x);
     if (!x) {
-        snprintf(err, 256, "out of memory");
+        bench_fmt(err, 256, "out of memory");
         return NULL;
     }
     x->addr = sh->addr;
@@ -172,7 +173,7 @@ void bench_execute(struct bench_results *r, const struct bench_opts *o, const ch
     struct bench_figure *f =
         bench_add(r, "execute.sequential", "Execute true, sequential", "execute", BENCH_LATENCY);
     if (f) {
-        snprintf(f->floor, sizeof f->floor, "floor.spawn");
+        bench_fmt(f->floor, sizeof f->floor, "floor.spawn");
         f->basis = BENCH_RATIO_P50;
         struct exec_ctx x = {.addr = addr, .req = &req};
         bench_measure_latency(f, o, execute_once, &x);
@@ -181,12 +182,12 @@ void bench_execute(struct bench_results *r, const struct bench_opts *o, const ch
     static const unsigned callers[] = {1, 8, 64};
     for (size_t k = 0; k < sizeof callers / sizeof callers[0]; k++) {
         char id[BENCH_ID_MAX], label[96];
-        snprintf(id, sizeof id, "execute.concurrent_%u", callers[k]);
-        snprintf(label, sizeof label, "Execute true, %u caller%s (thread+conn each)", callers[k],
-                 callers[k] == 1 ? "" : "s");
+        bench_fmt(id, sizeof id, "execute.concurrent_%u", callers[k]);
+        bench_fmt(label, sizeof label, "Execute true, %u caller%s (thread+conn each)", callers[k],
+                  callers[k] == 1 ? "" : "s");
         f = bench_add(r, id, label, "execute", BENCH_LATENCY);
         if (!f) break;
-        snprintf(f->floor, sizeof f->floor, "floor.spawn");
+        bench_fmt(f->floor, sizeof f->floor, "floor.spawn");
         f->basis = BENCH_RATIO_THROUGHPUT;
         struct exec_shared sh = {.addr = addr, .req = &req};
         struct bench_workers w = {
@@ -231,7 +232,7 @@ static int run_start(struct sbx_grpc_conn *c, const struct packed *req, unsigned
     struct sbx_grpc_call *call =
         sbx_grpc_call_start(c, PATH_START, req->buf, req->len, &co, why, sizeof why);
     if (!call) {
-        snprintf(err, 256, "Start: %s", why);
+        bench_fmt(err, 256, "Start: %s", why);
         return -1;
     }
     int rc = -1;
@@ -246,7 +247,7 @@ static int run_start(struct sbx_grpc_conn *c, const struct packed *req, unsigned
             if (nx == SBX_GRPC_NEXT_END && res->code == 0 && obs->saw_exit)
                 rc = 0;
             else if (nx == SBX_GRPC_NEXT_END && res->code == 0)
-                snprintf(err, 256, "Start ended with OK but without an ExitEvent");
+                bench_fmt(err, 256, "Start ended with OK but without an ExitEvent");
             else
                 describe_end(res, err);
             break;
@@ -259,7 +260,7 @@ static int run_start(struct sbx_grpc_conn *c, const struct packed *req, unsigned
         }
         Process__V1__StartResponse *ev = process__v1__start_response__unpack(NULL, len, msg);
         if (!ev) {
-            snprintf(err, 256, "undecodable StartResponse");
+            bench_fmt(err, 256, "undecodable StartResponse");
             break;
         }
         switch (ev->event_case) {
@@ -329,8 +330,8 @@ static void start_latencies(struct bench_results *r, const struct bench_opts *o,
             bench_samples_add(&sf, obs.t_first);
         } else {
             errors++;
-            if (rc == 0) snprintf(err, sizeof err, "no InitEvent or no stdout from echo");
-            if (!first[0]) snprintf(first, sizeof first, "%s", err);
+            if (rc == 0) bench_fmt(err, sizeof err, "no InitEvent or no stdout from echo");
+            if (!first[0]) bench_fmt(first, sizeof first, "%s", err);
         }
     }
     if (c) sbx_grpc_conn_close(c);
@@ -343,7 +344,7 @@ static void start_latencies(struct bench_results *r, const struct bench_opts *o,
         f->throughput = f->elapsed > 0.0 ? (double)ss[k]->n / f->elapsed : 0.0;
         f->errors = errors;
         f->measured = true;
-        snprintf(f->floor, sizeof f->floor, "floor.spawn");
+        bench_fmt(f->floor, sizeof f->floor, "floor.spawn");
         f->basis = BENCH_RATIO_P50;
         bench_note_error(f, first);
         bench_samples_free(ss[k]);
@@ -365,7 +366,7 @@ static int64_t stream_once(void *ud, char *err)
     struct start_obs obs;
     if (run_start(x->conn, x->req, x->wait_ms, &obs, err) != 0) return -1;
     if (obs.exit_code != 0) {
-        snprintf(err, 256, "head exited with %d", obs.exit_code);
+        bench_fmt(err, 256, "head exited with %d", obs.exit_code);
         return -1;
     }
     return (int64_t)obs.out_bytes;
@@ -374,9 +375,9 @@ static int64_t stream_once(void *ud, char *err)
 static void start_stream(struct bench_results *r, const struct bench_opts *o, const char *addr)
 {
     char n[32], label[96], warm_n[32];
-    snprintf(n, sizeof n, "%llu", (unsigned long long)o->size);
-    snprintf(warm_n, sizeof warm_n, "%llu",
-             (unsigned long long)(o->size < 1048576 ? o->size : 1048576));
+    bench_fmt(n, sizeof n, "%llu", (unsigned long long)o->size);
+    bench_fmt(warm_n, sizeof warm_n, "%llu",
+              (unsigned long long)(o->size < 1048576 ? o->size : 1048576));
     const char *argv[] = {"head", "-c", n, "/dev/zero", NULL};
     const char *warm_argv[] = {"head", "-c", warm_n, "/dev/zero", NULL};
     struct packed req, warm;
@@ -385,11 +386,11 @@ static void start_stream(struct bench_results *r, const struct bench_opts *o, co
         free(req.buf);
         return;
     }
-    snprintf(label, sizeof label, "Start head -c N /dev/zero: stdout stream");
+    bench_fmt(label, sizeof label, "Start head -c N /dev/zero: stdout stream");
     struct bench_figure *f = bench_add(r, "start.stream", label, "start", BENCH_TRANSFER);
     if (f) {
-        snprintf(f->floor, sizeof f->floor, "floor.pipe");
-        snprintf(f->alt_floor, sizeof f->alt_floor, "floor.tcp");
+        bench_fmt(f->floor, sizeof f->floor, "floor.pipe");
+        bench_fmt(f->alt_floor, sizeof f->alt_floor, "floor.tcp");
         f->basis = BENCH_RATIO_THROUGHPUT;
         /* A transfer of N bytes gets at least a minute, more when N is huge
          * (at 20 MB/s), so a slow runtime is measured rather than cut off. */
@@ -422,14 +423,14 @@ struct stream_state {
 void bench_streams(struct bench_results *r, const struct bench_opts *o, const char *addr)
 {
     char label[96];
-    snprintf(label, sizeof label, "Start sleep %u: %u streams on one connection", o->stream_sleep,
-             o->streams);
+    bench_fmt(label, sizeof label, "Start sleep %u: %u streams on one connection", o->stream_sleep,
+              o->streams);
     struct bench_figure *f = bench_add(r, "streams.concurrent", label, "streams", BENCH_STREAMS);
     if (!f) return;
     bench_progress(o, label);
     f->value_of = o->streams;
     char secs[16], err[256] = "";
-    snprintf(secs, sizeof secs, "%u", o->stream_sleep);
+    bench_fmt(secs, sizeof secs, "%u", o->stream_sleep);
     const char *argv[] = {"sleep", secs, NULL};
     struct packed req;
     struct stream_state *st = calloc(o->streams, sizeof *st);
@@ -457,12 +458,12 @@ void bench_streams(struct bench_results *r, const struct bench_opts *o, const ch
         } else {
             st[i].done = true;
             open_failed++;
-            if (!err[0]) snprintf(err, sizeof err, "opening stream %u: %s", i + 1, why);
+            if (!err[0]) bench_fmt(err, sizeof err, "opening stream %u: %s", i + 1, why);
         }
     }
     while (c && pending > 0 && bench_now() < deadline) {
         if (sbx_grpc_conn_pump(c, 50) != 0) {
-            if (!err[0]) snprintf(err, sizeof err, "connection broke: %s", sbx_grpc_conn_error(c));
+            if (!err[0]) bench_fmt(err, sizeof err, "connection broke: %s", sbx_grpc_conn_error(c));
         }
         for (unsigned i = 0; i < o->streams; i++) {
             struct stream_state *x = &st[i];
@@ -496,7 +497,7 @@ void bench_streams(struct bench_results *r, const struct bench_opts *o, const ch
                     if (!err[0]) {
                         char d[256];
                         describe_end(res, d);
-                        snprintf(err, sizeof err, "stream %u: %s", i + 1, d);
+                        bench_fmt(err, sizeof err, "stream %u: %s", i + 1, d);
                     }
                 }
             }
@@ -511,9 +512,9 @@ void bench_streams(struct bench_results *r, const struct bench_opts *o, const ch
     f->elapsed = last - t0;
     f->errors = errors + open_failed + pending;
     f->measured = true;
-    snprintf(f->note, sizeof f->note, "%llu/%u got InitEvent, %llu completed, %u unfinished%s%s",
-             (unsigned long long)inits, o->streams, (unsigned long long)completed, pending,
-             err[0] ? "; first error: " : "", err);
+    bench_fmt(f->note, sizeof f->note, "%llu/%u got InitEvent, %llu completed, %u unfinished%s%s",
+              (unsigned long long)inits, o->streams, (unsigned long long)completed, pending,
+              err[0] ? "; first error: " : "", err);
     bench_samples_free(&s);
     free(st);
     free(req.buf);

@@ -1,4 +1,5 @@
 /* The bench subcommand: target, floors, runtime figures, memory, outputs. */
+#include "bench_text.h"
 #include "bench_main.h"
 
 #include <curl/curl.h>
@@ -24,7 +25,7 @@ static void memory_figure(struct bench_results *r, const char *id, const char *l
     if (!f) return;
     f->measured = have;
     f->value = value;
-    snprintf(f->note, sizeof f->note, "%s", note);
+    bench_fmt(f->note, sizeof f->note, "%s", note);
 }
 
 static void settle(void)
@@ -90,7 +91,7 @@ int bench_main(int argc, char **argv)
                   (double)idle_rss, have_idle || !*why ? why : "not measured: /proc unreadable");
     uint64_t samples = 0, peak = mem ? bench_mem_peak(mem, &samples) : 0;
     char note[96];
-    snprintf(note, sizeof note, "highest of %llu samples of VmRSS", (unsigned long long)samples);
+    bench_fmt(note, sizeof note, "highest of %llu samples of VmRSS", (unsigned long long)samples);
     memory_figure(&r, "memory.rss_peak", "runtime RSS, peak sampled during the run", mem != NULL,
                   (double)peak, mem ? note : why);
     uint64_t end_rss = 0, end_hwm = 0;

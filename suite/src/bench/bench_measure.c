@@ -1,4 +1,5 @@
 /* Bounded measuring loops shared by every figure. */
+#include "bench_text.h"
 #include "bench_measure.h"
 
 #include <pthread.h>
@@ -16,7 +17,7 @@ void bench_progress(const struct bench_opts *o, const char *label)
 void bench_note_error(struct bench_figure *f, const char *err)
 {
     if (f->note[0] || !err || !err[0]) return;
-    snprintf(f->note, sizeof f->note, "first error: %s", err);
+    bench_fmt(f->note, sizeof f->note, "first error: %s", err);
 }
 
 void bench_measure_latency(struct bench_figure *f, const struct bench_opts *o, bench_op_fn fn,
@@ -26,7 +27,7 @@ void bench_measure_latency(struct bench_figure *f, const struct bench_opts *o, b
     bench_progress(o, f->label);
     struct bench_samples s;
     if (bench_samples_init(&s, o->count) != 0) {
-        snprintf(f->note, sizeof f->note, "out of memory");
+        bench_fmt(f->note, sizeof f->note, "out of memory");
         return;
     }
     /* Warm-up has its own time bound so a dead endpoint cannot stall it. */
@@ -64,7 +65,7 @@ void bench_measure_transfer(struct bench_figure *f, const struct bench_opts *o, 
     bench_progress(o, f->label);
     struct bench_samples s;
     if (bench_samples_init(&s, o->count) != 0) {
-        snprintf(f->note, sizeof f->note, "out of memory");
+        bench_fmt(f->note, sizeof f->note, "out of memory");
         return;
     }
     f->bytes = bytes;
@@ -84,8 +85,8 @@ void bench_measure_transfer(struct bench_figure *f, const struct bench_opts *o, 
         } else {
             f->errors++;
             if (n >= 0 && !err[0])
-                snprintf(err, sizeof err, "moved %lld of %llu bytes", (long long)n,
-                         (unsigned long long)bytes);
+                bench_fmt(err, sizeof err, "moved %lld of %llu bytes", (long long)n,
+                          (unsigned long long)bytes);
             bench_note_error(f, err);
         }
     }
@@ -114,7 +115,7 @@ struct crowd {
 
 static void crowd_note(struct crowd *c, const char *err)
 {
-    if (!c->first_err[0] && err[0]) snprintf(c->first_err, sizeof c->first_err, "%s", err);
+    if (!c->first_err[0] && err[0]) bench_fmt(c->first_err, sizeof c->first_err, "%s", err);
 }
 
 static void *crowd_thread(void *arg)
@@ -180,7 +181,7 @@ void bench_measure_concurrent(struct bench_figure *f, const struct bench_opts *o
     for (; th && started < n; started++)
         if (pthread_create(&th[started], NULL, crowd_thread, &c) != 0) break;
     if (started < n)
-        snprintf(f->note, sizeof f->note, "only %u of %u caller threads started", started, n);
+        bench_fmt(f->note, sizeof f->note, "only %u of %u caller threads started", started, n);
     /* Measuring starts when every caller is warm, with one shared deadline. */
     pthread_mutex_lock(&c.lock);
     while (c.ready < started)

@@ -1,4 +1,5 @@
 /* Sampling the runtime's resident set from /proc. */
+#include "bench_text.h"
 #include "bench_memory.h"
 
 #include <errno.h>
@@ -11,7 +12,7 @@
 int bench_mem_read(int pid, uint64_t *rss, uint64_t *hwm)
 {
     char path[64], line[256];
-    snprintf(path, sizeof path, "/proc/%d/status", pid);
+    bench_fmt(path, sizeof path, "/proc/%d/status", pid);
     FILE *f = fopen(path, "re");
     if (!f) return -1;
     int found = 0;

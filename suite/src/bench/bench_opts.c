@@ -1,4 +1,5 @@
 /* Argument parsing and --help of the bench subcommand. */
+#include "bench_text.h"
 #include "bench_opts.h"
 
 #include <errno.h>

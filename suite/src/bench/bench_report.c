@@ -1,4 +1,5 @@
 /* Console table and JSON output of a bench run. */
+#include "bench_text.h"
 #include "bench_report.h"
 
 #include <jansson.h>
@@ -12,7 +13,7 @@
 void bench_machine_info(struct bench_run_info *i)
 {
     i->nproc = sysconf(_SC_NPROCESSORS_ONLN);
-    snprintf(i->cpu, sizeof i->cpu, "unknown");
+    bench_fmt(i->cpu, sizeof i->cpu, "unknown");
     FILE *f = fopen("/proc/cpuinfo", "re");
     if (f) {
         char line[512];
@@ -23,14 +24,14 @@ void bench_machine_info(struct bench_run_info *i)
             v++;
             while (*v == ' ' || *v == '\t')
                 v++;
-            snprintf(i->cpu, sizeof i->cpu, "%.*s", (int)strcspn(v, "\n"), v);
+            bench_fmt(i->cpu, sizeof i->cpu, "%.*s", (int)strcspn(v, "\n"), v);
             break;
         }
         fclose(f);
     }
     struct utsname u;
     if (uname(&u) == 0)
-        snprintf(i->kernel, sizeof i->kernel, "%s %s %s", u.sysname, u.release, u.machine);
+        bench_fmt(i->kernel, sizeof i->kernel, "%s %s %s", u.sysname, u.release, u.machine);
     time_t now = time(NULL);
     struct tm tm;
     gmtime_r(&now, &tm);
@@ -40,31 +41,31 @@ void bench_machine_info(struct bench_run_info *i)
 void bench_fmt_time(char *buf, size_t len, double s)
 {
     if (s < 1e-3)
-        snprintf(buf, len, "%.0fus", s * 1e6);
+        bench_fmt(buf, len, "%.0fus", s * 1e6);
     else if (s < 1.0)
-        snprintf(buf, len, "%.2fms", s * 1e3);
+        bench_fmt(buf, len, "%.2fms", s * 1e3);
     else
-        snprintf(buf, len, "%.2fs", s);
+        bench_fmt(buf, len, "%.2fs", s);
 }
 
 void bench_fmt_rate(char *buf, size_t len, double b)
 {
     if (b >= 1e9)
-        snprintf(buf, len, "%.2f GB/s", b / 1e9);
+        bench_fmt(buf, len, "%.2f GB/s", b / 1e9);
     else if (b >= 1e6)
-        snprintf(buf, len, "%.0f MB/s", b / 1e6);
+        bench_fmt(buf, len, "%.0f MB/s", b / 1e6);
     else
-        snprintf(buf, len, "%.1f kB/s", b / 1e3);
+        bench_fmt(buf, len, "%.1f kB/s", b / 1e3);
 }
 
 void bench_fmt_bytes(char *buf, size_t len, double b)
 {
     if (b >= 1024.0 * 1024.0 * 1024.0)
-        snprintf(buf, len, "%.2f GiB", b / (1024.0 * 1024.0 * 1024.0));
+        bench_fmt(buf, len, "%.2f GiB", b / (1024.0 * 1024.0 * 1024.0));
     else if (b >= 1024.0 * 1024.0)
-        snprintf(buf, len, "%.1f MiB", b / (1024.0 * 1024.0));
+        bench_fmt(buf, len, "%.1f MiB", b / (1024.0 * 1024.0));
     else
-        snprintf(buf, len, "%.0f KiB", b / 1024.0);
+        bench_fmt(buf, len, "%.0f KiB", b / 1024.0);
 }
 
 static const char *floor_name(const char *id)
@@ -92,15 +93,15 @@ static void print_figure(FILE *out, const struct bench_figure *f)
     if (f->kind == BENCH_TRANSFER && f->throughput >= 0.0)
         bench_fmt_rate(tput, sizeof tput, f->throughput);
     else if (f->kind == BENCH_LATENCY && f->throughput >= 0.0)
-        snprintf(tput, sizeof tput, "%.0f/s", f->throughput);
+        bench_fmt(tput, sizeof tput, "%.0f/s", f->throughput);
     else if (f->kind == BENCH_STREAMS)
-        snprintf(tput, sizeof tput, "%.0f/%.0f done", f->value, f->value_of);
+        bench_fmt(tput, sizeof tput, "%.0f/%.0f done", f->value, f->value_of);
     if (f->floor[0]) {
-        snprintf(fl, sizeof fl, "%s", floor_name(f->floor));
+        bench_fmt(fl, sizeof fl, "%s", floor_name(f->floor));
         if (isnan(f->ratio))
-            snprintf(ratio, sizeof ratio, "n/a");
+            bench_fmt(ratio, sizeof ratio, "n/a");
         else
-            snprintf(ratio, sizeof ratio, "%.2fx", f->ratio);
+            bench_fmt(ratio, sizeof ratio, "%.2fx", f->ratio);
     }
     fprintf(out, "%-44s %6zu %4llu %8s %8s %8s %8s %14s  %-10s %7s\n", f->label, f->lat.count,
             (unsigned long long)f->errors, p50, p90, p99, mx, tput, fl, ratio);
@@ -116,11 +117,11 @@ static void fmt_target_value(char *buf, size_t len, const struct bench_target *t
     else if (strcmp(t->unit, "B") == 0)
         bench_fmt_bytes(buf, len, v);
     else if (strcmp(t->unit, "req/s") == 0)
-        snprintf(buf, len, "%.0f req/s", v);
+        bench_fmt(buf, len, "%.0f req/s", v);
     else if (strcmp(t->unit, "fraction") == 0)
-        snprintf(buf, len, "%.1f%% completed", v * 100.0);
+        bench_fmt(buf, len, "%.1f%% completed", v * 100.0);
     else
-        snprintf(buf, len, "%.2fx", v);
+        bench_fmt(buf, len, "%.2fx", v);
 }
 
 void bench_print_table(FILE *out, const struct bench_results *r, const struct bench_run_info *i,
@@ -306,7 +307,7 @@ int bench_write_json(const char *path, const struct bench_results *r,
     int rc = json_dump_file(root, path, JSON_INDENT(2) | JSON_ENSURE_ASCII);
     json_decref(root);
     if (rc != 0) {
-        snprintf(err, err_len, "cannot write %s", path);
+        bench_fmt(err, err_len, "cannot write %s", path);
         return -1;
     }
     return 0;

@@ -15,7 +15,7 @@ struct bench_run_info {
     const char *command; /* launch mode: the command line; else NULL */
     long nproc;
     char cpu[128];
-    char kernel[128];
+    char kernel[200];
     char date[64];  /* UTC, RFC 3339 */
     double seconds; /* wall time of the whole bench */
 };

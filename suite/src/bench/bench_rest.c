@@ -1,4 +1,5 @@
 /* REST figures: small-file latency and request rate, big-file throughput. */
+#include "bench_text.h"
 #include "bench_rest.h"
 
 #include <curl/curl.h>
@@ -31,10 +32,10 @@ static int make_base(struct rest_shared *sh, const char *addr)
     sh->unix_path = NULL;
     if (strncmp(addr, "unix:", 5) == 0) {
         sh->unix_path = addr + 5;
-        snprintf(sh->base, sizeof sh->base, "http://localhost");
+        bench_fmt(sh->base, sizeof sh->base, "http://localhost");
         return 0;
     }
-    int n = snprintf(sh->base, sizeof sh->base, "http://%s", addr);
+    int n = bench_fmt(sh->base, sizeof sh->base, "http://%s", addr);
     return n > 0 && (size_t)n < sizeof sh->base ? 0 : -1;
 }
 
@@ -86,7 +87,7 @@ static struct client *client_new(const struct rest_shared *sh, unsigned index, c
 {
     struct client *c = calloc(1, sizeof *c);
     if (!c) {
-        snprintf(err, 256, "out of memory");
+        bench_fmt(err, 256, "out of memory");
         return NULL;
     }
     c->sh = sh;
@@ -94,13 +95,13 @@ static struct client *client_new(const struct rest_shared *sh, unsigned index, c
     /* An empty Expect: keeps curl from waiting for 100-continue on uploads. */
     c->headers = curl_slist_append(NULL, "Expect:");
     if (!c->h || !c->headers) {
-        snprintf(err, 256, "curl_easy_init failed");
+        bench_fmt(err, 256, "curl_easy_init failed");
         client_free(c);
         return NULL;
     }
-    snprintf(c->url_get, sizeof c->url_get, "%s/v1/files/%s/%s", sh->base, sh->dir,
-             sh->get_name ? sh->get_name : "small");
-    snprintf(c->url_put, sizeof c->url_put, "%s/v1/files/%s/put-%u", sh->base, sh->dir, index);
+    bench_fmt(c->url_get, sizeof c->url_get, "%s/v1/files/%s/%s", sh->base, sh->dir,
+              sh->get_name ? sh->get_name : "small");
+    bench_fmt(c->url_put, sizeof c->url_put, "%s/v1/files/%s/put-%u", sh->base, sh->dir, index);
     CURL *h = c->h;
     curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(h, CURLOPT_TCP_NODELAY, 1L);
@@ -123,13 +124,13 @@ static int perform(struct client *c, long want, const char *what, char *err)
     c->errbuf[0] = '\0';
     CURLcode rc = curl_easy_perform(c->h);
     if (rc != CURLE_OK) {
-        snprintf(err, 256, "%s: %s", what, c->errbuf[0] ? c->errbuf : curl_easy_strerror(rc));
+        bench_fmt(err, 256, "%s: %s", what, c->errbuf[0] ? c->errbuf : curl_easy_strerror(rc));
         return -1;
     }
     long status = 0;
     curl_easy_getinfo(c->h, CURLINFO_RESPONSE_CODE, &status);
     if (status != want) {
-        snprintf(err, 256, "%s: HTTP %ld, expected %ld", what, status, want);
+        bench_fmt(err, 256, "%s: HTTP %ld, expected %ld", what, status, want);
         return -1;
     }
     return 0;
@@ -143,8 +144,8 @@ static int do_get(struct client *c, char *err)
     curl_easy_setopt(c->h, CURLOPT_URL, c->url_get);
     if (perform(c, 200, "GET", err) != 0) return -1;
     if (c->received != c->sh->get_size) {
-        snprintf(err, 256, "GET: %llu bytes, expected %llu", (unsigned long long)c->received,
-                 (unsigned long long)c->sh->get_size);
+        bench_fmt(err, 256, "GET: %llu bytes, expected %llu", (unsigned long long)c->received,
+                  (unsigned long long)c->sh->get_size);
         return -1;
     }
     return 0;
@@ -185,7 +186,7 @@ static int64_t xfer_put(void *ud, char *err)
 {
     struct client *c = ud;
     char url[800];
-    snprintf(url, sizeof url, "%s/v1/files/%s/big", c->sh->base, c->sh->dir);
+    bench_fmt(url, sizeof url, "%s/v1/files/%s/big", c->sh->base, c->sh->dir);
     return do_put(c, url, err) == 0 ? (int64_t)c->sent : -1;
 }
 
@@ -207,9 +208,9 @@ static int plain_request(const char *addr, const char *method, const char *targe
     struct http_response resp;
     int rc = rest_do_at(addr, &req, &resp);
     if (rc != 0)
-        snprintf(err, 256, "%s %s: %s", method, target, resp.error);
+        bench_fmt(err, 256, "%s %s: %s", method, target, resp.error);
     else if (resp.status != want)
-        snprintf(err, 256, "%s %s: HTTP %ld, expected %ld", method, target, resp.status, want);
+        bench_fmt(err, 256, "%s %s: HTTP %ld, expected %ld", method, target, resp.status, want);
     rc = rc == 0 && resp.status == want ? 0 : -1;
     http_response_free(&resp);
     return rc;
@@ -217,7 +218,7 @@ static int plain_request(const char *addr, const char *method, const char *targe
 
 static void set_floor(struct bench_figure *f, const char *floor, enum bench_ratio_basis b)
 {
-    snprintf(f->floor, sizeof f->floor, "%s", floor);
+    bench_fmt(f->floor, sizeof f->floor, "%s", floor);
     f->basis = b;
 }
 
@@ -228,9 +229,9 @@ static void small_figures(struct bench_results *r, const struct bench_opts *o,
     for (int put = 0; put < 2; put++)
         for (size_t k = 0; k < 2; k++) {
             char id[BENCH_ID_MAX], label[96];
-            snprintf(id, sizeof id, "rest.%s_small_c%u", put ? "put" : "get", conns[k]);
-            snprintf(label, sizeof label, "REST %s small file, %u connection%s",
-                     put ? "PUT" : "GET", conns[k], conns[k] == 1 ? "" : "s");
+            bench_fmt(id, sizeof id, "rest.%s_small_c%u", put ? "put" : "get", conns[k]);
+            bench_fmt(label, sizeof label, "REST %s small file, %u connection%s",
+                      put ? "PUT" : "GET", conns[k], conns[k] == 1 ? "" : "s");
             struct bench_figure *f = bench_add(r, id, label, "rest", BENCH_LATENCY);
             if (!f) return;
             set_floor(f, "floor.tcp_rtt", conns[k] == 1 ? BENCH_RATIO_P50 : BENCH_RATIO_THROUGHPUT);
@@ -238,7 +239,7 @@ static void small_figures(struct bench_results *r, const struct bench_opts *o,
                 char err[256] = "";
                 struct client *c = client_new(sh, 0, err);
                 if (!c) {
-                    snprintf(f->note, sizeof f->note, "not measured: %s", err);
+                    bench_fmt(f->note, sizeof f->note, "not measured: %s", err);
                     continue;
                 }
                 bench_measure_latency(f, o, put ? op_put : op_get, c);
@@ -276,14 +277,14 @@ static void big_figures(struct bench_results *r, const struct bench_opts *o, str
     fg = bench_find(r, "rest.get_big");
     fm = bench_find(r, "memory.rss_growth_rest_big");
     if (!c) {
-        snprintf(fp->note, sizeof fp->note, "not measured: %s", err);
-        snprintf(fg->note, sizeof fg->note, "not measured: %s", err);
+        bench_fmt(fp->note, sizeof fp->note, "not measured: %s", err);
+        bench_fmt(fg->note, sizeof fg->note, "not measured: %s", err);
         return;
     }
     set_floor(fp, "floor.file_copy", BENCH_RATIO_THROUGHPUT);
-    snprintf(fp->alt_floor, sizeof fp->alt_floor, "floor.tcp");
+    bench_fmt(fp->alt_floor, sizeof fp->alt_floor, "floor.tcp");
     set_floor(fg, "floor.file_copy", BENCH_RATIO_THROUGHPUT);
-    snprintf(fg->alt_floor, sizeof fg->alt_floor, "floor.tcp");
+    bench_fmt(fg->alt_floor, sizeof fg->alt_floor, "floor.tcp");
 
     uint64_t before = 0;
     if (mem) {
@@ -295,7 +296,7 @@ static void big_figures(struct bench_results *r, const struct bench_opts *o, str
     if (fp->lat.count > 0)
         bench_measure_transfer(fg, o, xfer_get, c, o->size);
     else
-        snprintf(fg->note, sizeof fg->note, "not measured: the big PUT failed");
+        bench_fmt(fg->note, sizeof fg->note, "not measured: the big PUT failed");
     if (mem) {
         uint64_t peak = bench_mem_window_peak(mem);
         fm->value = peak > before ? (double)(peak - before) : 0.0;
@@ -303,9 +304,9 @@ static void big_figures(struct bench_results *r, const struct bench_opts *o, str
         char a[24], b[24];
         bench_fmt_bytes(a, sizeof a, (double)before);
         bench_fmt_bytes(b, sizeof b, (double)peak);
-        snprintf(fm->note, sizeof fm->note, "RSS %s before, peak %s during", a, b);
+        bench_fmt(fm->note, sizeof fm->note, "RSS %s before, peak %s during", a, b);
     } else {
-        snprintf(fm->note, sizeof fm->note, "not measured: runtime PID unknown (--pid)");
+        bench_fmt(fm->note, sizeof fm->note, "not measured: runtime PID unknown (--pid)");
     }
     client_free(c);
 }
@@ -323,8 +324,8 @@ void bench_rest(struct bench_results *r, const struct bench_opts *o, const char 
     for (size_t i = 0; i < BLOCK; i++)
         block[i] = (char)('a' + (i * 7 + i / 251) % 26);
     sh.block = block;
-    snprintf(sh.dir, sizeof sh.dir, "sbx-bench-%d-%lx", (int)getpid(), (unsigned long)time(NULL));
-    snprintf(target, sizeof target, "/v1/files/%s/small", sh.dir);
+    bench_fmt(sh.dir, sizeof sh.dir, "sbx-bench-%d-%lx", (int)getpid(), (unsigned long)time(NULL));
+    bench_fmt(target, sizeof target, "/v1/files/%s/small", sh.dir);
     sh.body_size = o->small_size;
     sh.get_size = o->small_size;
     sh.get_name = "small";
@@ -336,13 +337,14 @@ void bench_rest(struct bench_results *r, const struct bench_opts *o, const char 
     if (!small || plain_request(addr, "PUT", target, small, (size_t)o->small_size, 204, err)) {
         struct bench_figure *f =
             bench_add(r, "rest.get_small_c1", "REST small-file set-up", "rest", BENCH_LATENCY);
-        if (f) snprintf(f->note, sizeof f->note, "not measured: %s", small ? err : "out of memory");
+        if (f)
+            bench_fmt(f->note, sizeof f->note, "not measured: %s", small ? err : "out of memory");
     } else {
         small_figures(r, o, &sh);
         big_figures(r, o, &sh, mem);
     }
     free(small);
-    snprintf(target, sizeof target, "/v1/files/%s?recursive=true", sh.dir);
+    bench_fmt(target, sizeof target, "/v1/files/%s?recursive=true", sh.dir);
     if (plain_request(addr, "DELETE", target, NULL, 0, 204, err) != 0 && !o->quiet)
         fprintf(stderr, "bench: clean-up failed: %s\n", err);
     free(block);

@@ -1,5 +1,6 @@
 /* Figures of a bench run, their ratios to floors, and the reference daemon's
  * targets. */
+#include "bench_text.h"
 #include "bench_results.h"
 
 #include <math.h>
@@ -30,8 +31,8 @@ struct bench_figure *bench_add(struct bench_results *r, const char *id, const ch
     }
     struct bench_figure *f = &r->f[r->n++];
     memset(f, 0, sizeof *f);
-    snprintf(f->id, sizeof f->id, "%s", id);
-    snprintf(f->label, sizeof f->label, "%s", label);
+    bench_fmt(f->id, sizeof f->id, "%s", id);
+    bench_fmt(f->label, sizeof f->label, "%s", label);
     f->group = group;
     f->kind = kind;
     f->throughput = -1.0;

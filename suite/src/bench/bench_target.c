@@ -1,4 +1,5 @@
 /* Attach to or launch the runtime under measurement. */
+#include "bench_text.h"
 #include "bench_target.h"
 
 #include <errno.h>
@@ -26,7 +27,7 @@ static int find_bundled(char *out, size_t len)
     static const char *const rel[] = {"sandboxd-ref", "../reference-daemon/sandboxd-ref",
                                       "../bin/sandboxd-ref"};
     for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
-        snprintf(out, len, "%s/%s", self, rel[i]);
+        bench_fmt(out, len, "%s/%s", self, rel[i]);
         if (access(out, X_OK) == 0) return 0;
     }
     return -1;
@@ -38,9 +39,9 @@ static int health(const char *rest, char *err, size_t err_len)
     struct http_response resp;
     int rc = rest_do_at(rest, &req, &resp);
     if (rc != 0)
-        snprintf(err, err_len, "GET /v1/health on %s: %s", rest, resp.error);
+        bench_fmt(err, err_len, "GET /v1/health on %s: %s", rest, resp.error);
     else if (resp.status != 200)
-        snprintf(err, err_len, "GET /v1/health on %s: HTTP %ld", rest, resp.status);
+        bench_fmt(err, err_len, "GET /v1/health on %s: HTTP %ld", rest, resp.status);
     rc = rc == 0 && resp.status == 200 ? 0 : -1;
     http_response_free(&resp);
     return rc;
@@ -52,23 +53,23 @@ static int launch(struct bench_target_rt *t, const struct bench_opts *o, char *e
     if (!tmpl) {
         char path[PATH_MAX];
         if (o->bundled)
-            snprintf(path, sizeof path, "%s", o->bundled);
+            bench_fmt(path, sizeof path, "%s", o->bundled);
         else if (find_bundled(path, sizeof path) != 0) {
-            snprintf(err, err_len,
-                     "no target given and no bundled sandboxd-ref found next to this binary; "
-                     "use --launch-bundled PATH, --launch 'CMD' or --grpc/--rest");
+            bench_fmt(err, err_len,
+                      "no target given and no bundled sandboxd-ref found next to this binary; "
+                      "use --launch-bundled PATH, --launch 'CMD' or --grpc/--rest");
             return 4;
         }
         /* Quoted so a path with spaces stays one word. */
-        snprintf(t->template_buf, sizeof t->template_buf,
-                 "'%s' --listen-host {host} --grpc-port {grpc_port} --rest-port {rest_port} "
-                 "--root-dir {root}",
-                 path);
+        bench_fmt(t->template_buf, sizeof t->template_buf,
+                  "'%s' --listen-host {host} --grpc-port {grpc_port} --rest-port {rest_port} "
+                  "--root-dir {root}",
+                  path);
         tmpl = t->template_buf;
     }
     t->work_dir = fs_make_temp_dir(o->tmpdir, "sbx-bench-");
     if (!t->work_dir) {
-        snprintf(err, err_len, "cannot create a temporary directory: %s", strerror(errno));
+        bench_fmt(err, err_len, "cannot create a temporary directory: %s", strerror(errno));
         return 4;
     }
     struct launch_opts lo = {.command_template = tmpl,
@@ -106,13 +107,13 @@ int bench_target_open(struct bench_target_rt *t, const struct bench_opts *o, cha
         }
     }
     if (!t->floor_dir) {
-        snprintf(err, err_len, "out of memory");
+        bench_fmt(err, err_len, "out of memory");
         return 4;
     }
     if (health(t->rest, err, err_len) != 0) return 3;
     char why[256];
     if (bench_grpc_probe(t->grpc, why, sizeof why) != 0) {
-        snprintf(err, err_len, "Execute `true` on %s: %s", t->grpc, why);
+        bench_fmt(err, err_len, "Execute `true` on %s: %s", t->grpc, why);
         return 3;
     }
     return 0;
