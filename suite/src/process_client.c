@@ -524,15 +524,17 @@ int proc_next(struct proc_stream *s, unsigned timeout_ms, struct proc_event *ev)
             ev->message = res->message;
             return ev->kind;
         }
-        /* fall through: END_PROTOCOL is a broken response, not a status */
+        /* END_PROTOCOL is a broken response, not a status. */
+        break;
     default:
-        ev->kind = PEV_ERROR;
-        ev->code = res->code;
-        snprintf(s->error, sizeof s->error, "%s%s%s", end_reason(res), res->error[0] ? ": " : "",
-                 res->error);
-        ev->message = s->error;
-        return ev->kind;
+        break;
     }
+    ev->kind = PEV_ERROR;
+    ev->code = res->code;
+    snprintf(s->error, sizeof s->error, "%s%s%s", end_reason(res), res->error[0] ? ": " : "",
+             res->error);
+    ev->message = s->error;
+    return ev->kind;
 }
 
 static int append(uint8_t **buf, size_t *len, const uint8_t *data, size_t n)

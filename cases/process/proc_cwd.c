@@ -1,0 +1,251 @@
+/* P4: the working directory of Execute, resolved beneath the sandbox root. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/proc_util.h"
+
+/* Number of path components of the case directory (its depth below root). */
+static int case_depth(struct case_ctx *ctx)
+{
+    int n = 1;
+    for (const char *p = case_dir(ctx); *p; p++)
+        if (*p == '/' && p[1] && p[1] != '/') n++;
+    return n;
+}
+
+/* "../" repeated n times without the final slash. */
+static void dotdots(char *out, size_t cap, int n)
+{
+    out[0] = '\0';
+    for (int i = 0; i < n; i++)
+        snprintf(out + strlen(out), cap - strlen(out), "%s..", i ? "/" : "");
+}
+
+/* Execute `cat <marker-rel>` with the given cwd; true when the marker's
+ * content comes back (so the process ran where we think). */
+static bool runs_in(struct case_ctx *ctx, const char *cwd, const char *marker_rel,
+                    const char *content, const char *expected)
+{
+    char script[1024];
+    snprintf(script, sizeof script, "cat '%s'", marker_rel);
+    struct proc_spec spec = {.argv = PU_ARGV("sh", "-c", script), .cwd = cwd};
+    struct proc_result r;
+    proc_execute(ctx, &spec, &r);
+    bool ok = r.code == 0 && r.exit_code == 0 && r.out_len == strlen(content) &&
+              memcmp(r.out, content, r.out_len) == 0;
+    if (!ok) {
+        char *e = pu_preview(r.err, r.err_len, 200);
+        if (r.code != 0)
+            case_fail(ctx, expected, "cwd %s%s%s: status %d (%s)", cwd ? "\"" : "",
+                      cwd ? cwd : "absent", cwd ? "\"" : "", r.code, r.message ? r.message : "");
+        else
+            case_fail(ctx, expected, "cwd %s%s%s: `%s` gave exit %d, stderr %s", cwd ? "\"" : "",
+                      cwd ? cwd : "absent", cwd ? "\"" : "", script, (int)r.exit_code, e ? e : "?");
+        free(e);
+    }
+    proc_result_free(&r);
+    return ok;
+}
+
+static void cwd_default_root(struct case_ctx *ctx)
+{
+    char token[64], script[256], rel[512];
+    snprintf(token, sizeof token, "root-marker-%016llx", (unsigned long long)case_rand(ctx));
+    snprintf(script, sizeof script, "printf %s > p4-marker", token);
+    if (!pu_sh_ok(ctx, script, "set-up: writing a marker file in the case directory", NULL)) return;
+    snprintf(rel, sizeof rel, "%s/p4-marker", case_dir(ctx));
+    runs_in(ctx, NULL, rel, token, "without cwd the process starts in the sandbox root");
+    runs_in(ctx, "", rel, token, "with an empty cwd the process starts in the sandbox root");
+}
+SBX_CASE(cwd_default_root, .id = "P4-001",
+         .title = "Without cwd (or with an empty one) the process starts in the root",
+         .clauses = "P4", .level = LEVEL_MUST, .tags = "process", .timeout_s = 20,
+         .catches = "the daemon's own working directory (or another default) used when cwd is "
+                    "absent or empty",
+         .how = "writes a marker in the case directory, then reads it with the path relative "
+                "to the root, once without cwd and once with cwd \"\"");
+
+static void cwd_relative(struct case_ctx *ctx)
+{
+    char token[64], script[256];
+    snprintf(token, sizeof token, "rel-marker-%016llx", (unsigned long long)case_rand(ctx));
+    snprintf(script, sizeof script, "mkdir -p n1/n2/n3 && printf %s > m && printf %s > n1/n2/n3/m",
+             token, token);
+    if (!pu_sh_ok(ctx, script, "set-up: creating nested directories and markers", NULL)) return;
+    const char *d = case_dir(ctx);
+    char cwd[1024];
+    runs_in(ctx, d, "m", token, "a relative cwd resolved beneath the root");
+    snprintf(cwd, sizeof cwd, "%s/", d);
+    runs_in(ctx, cwd, "m", token, "a relative cwd with a trailing slash resolved beneath the root");
+    snprintf(cwd, sizeof cwd, "./%s", d);
+    runs_in(ctx, cwd, "m", token, "a relative cwd starting with ./ resolved beneath the root");
+    snprintf(cwd, sizeof cwd, "%s/n1/n2/n3", d);
+    runs_in(ctx, cwd, "m", token, "a nested relative cwd resolved beneath the root");
+    snprintf(cwd, sizeof cwd, "%s/n1/../n1/n2/n3", d);
+    runs_in(ctx, cwd, "m", token, "a relative cwd with a `..` that stays inside the root");
+
+    /* The process's own view: pwd ends with the case directory. */
+    snprintf(cwd, sizeof cwd, "%s/n1/n2/n3", d);
+    struct proc_spec spec = {.argv = PU_ARGV("sh", "-c", "pwd -P"), .cwd = cwd};
+    struct proc_result r;
+    proc_execute(ctx, &spec, &r);
+    if (r.code == 0 && r.exit_code == 0) {
+        char suffix[1100];
+        snprintf(suffix, sizeof suffix, "/%s/n1/n2/n3\n", d);
+        size_t sl = strlen(suffix);
+        CASE_CHECK(ctx, r.out_len >= sl && memcmp(r.out + r.out_len - sl, suffix, sl) == 0,
+                   "pwd -P ending with the nested case directory", "pwd printed %.*s",
+                   (int)r.out_len, (const char *)r.out);
+    } else {
+        case_fail(ctx, "pwd in a nested cwd to succeed", "status %d, exit %d", r.code,
+                  (int)r.exit_code);
+    }
+    proc_result_free(&r);
+}
+SBX_CASE(cwd_relative, .id = "P4-002",
+         .title = "A relative cwd is resolved beneath the root (nested, ./, trailing /, inner ..)",
+         .clauses = "P4", .level = LEVEL_MUST, .tags = "process", .timeout_s = 30,
+         .catches = "cwd ignored, resolved against the daemon's directory, or nested paths "
+                    "refused",
+         .how = "creates markers in the case directory and three levels below, then reads "
+                "them through relative paths with several spellings of cwd");
+
+/* An escaping cwd: PERMISSION_DENIED and no process (the command would
+ * create an absolute marker file inside the case directory). */
+static void expect_denied(struct case_ctx *ctx, const char *cwd, const char *marker_abs,
+                          const char *marker_rel)
+{
+    char script[1200];
+    snprintf(script, sizeof script, "echo ran >> '%s'", marker_abs);
+    struct proc_spec spec = {.argv = PU_ARGV("sh", "-c", script), .cwd = cwd};
+    struct proc_result r;
+    proc_execute(ctx, &spec, &r);
+    CASE_CHECK(ctx, r.code == 7, "PERMISSION_DENIED (7) for a cwd outside the root",
+               "cwd \"%s\": status %d (%s)%s", cwd, r.code, r.message ? r.message : "",
+               r.code == 0 ? ", the process ran" : "");
+    proc_result_free(&r);
+    int ex = pu_exists(ctx, marker_rel);
+    CASE_CHECK(ctx, ex == 0, "no process started for a cwd outside the root",
+               "cwd \"%s\": the command's marker file %s", cwd,
+               ex == 1 ? "was created" : "could not be checked");
+    if (ex == 1) pu_sh_ok(ctx, "rm -f escape-marker", "clean-up of the marker", NULL);
+}
+
+static void cwd_dotdot_escape(struct case_ctx *ctx)
+{
+    char *marker = pu_case_abs(ctx, "escape-marker");
+    if (!marker) return;
+    int depth = case_depth(ctx);
+    char up[512], cwd[1024];
+    expect_denied(ctx, "..", marker, "escape-marker");
+    expect_denied(ctx, "../", marker, "escape-marker");
+    expect_denied(ctx, "./..", marker, "escape-marker");
+    dotdots(up, sizeof up, depth + 1);
+    snprintf(cwd, sizeof cwd, "%s/%s", case_dir(ctx), up);
+    expect_denied(ctx, cwd, marker, "escape-marker");
+    dotdots(up, sizeof up, depth + 3);
+    snprintf(cwd, sizeof cwd, "%s/%s/tmp", case_dir(ctx), up);
+    expect_denied(ctx, cwd, marker, "escape-marker");
+    free(marker);
+}
+SBX_CASE(cwd_dotdot_escape, .id = "P4-003",
+         .title = "A cwd escaping the root by `..` fails with PERMISSION_DENIED, nothing runs",
+         .clauses = "P4", .level = LEVEL_MUST, .tags = "process,traversal", .timeout_s = 30,
+         .catches = "`..` resolved lexically past the root or against the host, the process "
+                    "started anyway",
+         .how = "sends cwds like .., ../, ./.., <case>/../../.., <case>/../../../../tmp; each "
+                "must give "
+                "PERMISSION_DENIED and the command (which appends to a marker file by "
+                "absolute path) must not have run");
+
+static void cwd_symlink_escape(struct case_ctx *ctx)
+{
+    char *marker = pu_case_abs(ctx, "escape-marker");
+    if (!marker) return;
+    char up[512], script[1024], cwd[1024];
+    dotdots(up, sizeof up, case_depth(ctx) + 1);
+    snprintf(script, sizeof script,
+             "ln -s / esc-abs && ln -s '%s' esc-rel && ln -s esc-abs esc-chain && mkdir d && "
+             "ln -s /tmp d/esc-tmp && ln -s ../esc-rel d/esc-up",
+             up);
+    if (!pu_sh_ok(ctx, script, "set-up: creating escaping symlinks in the case directory", NULL)) {
+        free(marker);
+        return;
+    }
+    static const char *const links[] = {"esc-abs",     "esc-rel",   "esc-chain",
+                                        "esc-abs/tmp", "d/esc-tmp", "d/esc-up"};
+    for (size_t i = 0; i < sizeof links / sizeof links[0]; i++) {
+        snprintf(cwd, sizeof cwd, "%s/%s", case_dir(ctx), links[i]);
+        expect_denied(ctx, cwd, marker, "escape-marker");
+    }
+    free(marker);
+}
+SBX_CASE(cwd_symlink_escape, .id = "P4-004",
+         .title = "A cwd escaping the root through a symlink fails with PERMISSION_DENIED",
+         .clauses = "P4,S2", .level = LEVEL_MUST, .tags = "process,traversal", .timeout_s = 40,
+         .catches = "symlinks followed out of the root when resolving cwd (absolute, relative, "
+                    "chained, as a parent component)",
+         .how = "creates symlinks to /, to a relative path above the root, a chain, and links "
+                "inside a subdirectory; each as cwd must give PERMISSION_DENIED and the "
+                "command's marker file must not appear");
+
+static void cwd_absolute(struct case_ctx *ctx)
+{
+    char token[64], script[256], rel[512], cwd[1024];
+    snprintf(token, sizeof token, "abs-marker-%016llx", (unsigned long long)case_rand(ctx));
+    snprintf(script, sizeof script, "printf %s > m", token);
+    if (!pu_sh_ok(ctx, script, "set-up: writing a marker file", NULL)) return;
+    snprintf(rel, sizeof rel, "%s/m", case_dir(ctx));
+    runs_in(ctx, "/", rel, token, "cwd \"/\" taken as the sandbox root");
+    snprintf(cwd, sizeof cwd, "/%s", case_dir(ctx));
+    runs_in(ctx, cwd, "m", token, "an absolute cwd resolved beneath the root");
+    char *abs = pu_case_abs(ctx, "");
+    if (abs) {
+        runs_in(ctx, abs, "m", token, "the root's own absolute path (and below) taken as it is");
+        free(abs);
+    }
+}
+SBX_CASE(cwd_absolute, .id = "P4-005", .title = "An absolute cwd is resolved beneath the root",
+         .clauses = "P4", .level = LEVEL_SHOULD, .tags = "process,traversal", .timeout_s = 20,
+         .catches = "an absolute cwd taken as a host path (\"/\" = host root)",
+         .how = "reads a marker with cwd \"/\" (path relative to root), \"/<case dir>\" and "
+                "\"<root's absolute path>/<case dir>\"");
+
+static void cwd_missing(struct case_ctx *ctx)
+{
+    char cwd[1024];
+    static const char *const tails[] = {"does-not-exist", "no/such/nested/dir"};
+    for (size_t i = 0; i < 2; i++) {
+        snprintf(cwd, sizeof cwd, "%s/%s", case_dir(ctx), tails[i]);
+        struct proc_spec spec = {.argv = PU_ARGV("true"), .cwd = cwd};
+        struct proc_result r;
+        proc_execute(ctx, &spec, &r);
+        CASE_CHECK(ctx, r.code == 5, "NOT_FOUND (5) for a cwd that does not exist",
+                   "cwd \"%s\": status %d (%s)", cwd, r.code, r.message ? r.message : "");
+        proc_result_free(&r);
+    }
+}
+SBX_CASE(cwd_missing, .id = "P4-006", .title = "A cwd that does not exist fails with NOT_FOUND",
+         .clauses = "P4", .level = LEVEL_SHOULD, .tags = "process,errors", .timeout_s = 20,
+         .catches = "INTERNAL, UNKNOWN or a started process for a missing cwd",
+         .how = "runs `true` with cwd <case>/does-not-exist and a missing nested path");
+
+static void cwd_not_directory(struct case_ctx *ctx)
+{
+    if (!pu_sh_ok(ctx, "printf data > plain.txt", "set-up: writing a regular file", NULL)) return;
+    char cwd[1024];
+    snprintf(cwd, sizeof cwd, "%s/plain.txt", case_dir(ctx));
+    struct proc_spec spec = {.argv = PU_ARGV("sh", "-c", "echo ran"), .cwd = cwd};
+    struct proc_result r;
+    proc_execute(ctx, &spec, &r);
+    CASE_CHECK(ctx, r.code > 0, "an error status for a cwd that is a regular file",
+               "status %d (%s)%s", r.code, r.message ? r.message : "",
+               r.code == 0 ? ": the process ran" : "");
+    proc_result_free(&r);
+}
+SBX_CASE(cwd_not_directory, .id = "P4-007",
+         .title = "A cwd that is not a directory fails with an error status", .clauses = "P4",
+         .level = LEVEL_MUST, .tags = "process,errors", .timeout_s = 20,
+         .catches = "a file used as cwd silently replaced by another directory",
+         .how = "runs with cwd set to a regular file; any gRPC error status passes");

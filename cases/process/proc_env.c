@@ -1,0 +1,156 @@
+/* P3: env_vars are merged on top of the daemon's environment, request wins. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/proc_util.h"
+
+/* The value of NAME=... on its own line in out, malloc'd; NULL if absent. */
+static char *line_value(const char *out, const char *name)
+{
+    size_t nl = strlen(name);
+    for (const char *p = out; p && *p;) {
+        const char *e = strchr(p, '\n');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len > nl && strncmp(p, name, nl) == 0 && p[nl] == '=')
+            return strndup(p + nl + 1, len - nl - 1);
+        p = e ? e + 1 : NULL;
+    }
+    return NULL;
+}
+
+/* First planted variable (launch mode) that is safe to print, or NULL. */
+static const char *planted_var(struct case_ctx *ctx)
+{
+    const char *const *env = case_planted_env(ctx);
+    for (size_t i = 0; env && env[i]; i++)
+        if (strchr(env[i], '=') && !strchr(env[i], '\n')) return env[i];
+    return NULL;
+}
+
+static void env_merged(struct case_ctx *ctx)
+{
+    const char *argv[] = {
+        "sh", "-c",
+        "echo \"ADDED=${SBX_P3_ADDED-unset}\"; echo \"EMPTY=${SBX_P3_EMPTY-unset}\"; "
+        "echo \"PATH=${PATH-unset}\"; env",
+        NULL};
+    const char *env[] = {"SBX_P3_ADDED=a=b c", "SBX_P3_EMPTY=", NULL};
+    struct proc_spec spec = {.argv = argv, .env = env, .cwd = case_dir(ctx)};
+    struct proc_result r;
+    proc_execute(ctx, &spec, &r);
+    if (!CASE_CHECK(ctx, r.code == 0 && r.exit_code == 0, "status OK and exit_code 0",
+                    "status %d (%s), exit_code %d", r.code, r.message ? r.message : "",
+                    (int)r.exit_code)) {
+        proc_result_free(&r);
+        return;
+    }
+    const char *out = (const char *)r.out;
+    char *added = line_value(out, "ADDED");
+    char *empty = line_value(out, "EMPTY");
+    char *path = line_value(out, "PATH");
+    CASE_CHECK(ctx, added && strcmp(added, "a=b c") == 0,
+               "the request's SBX_P3_ADDED=\"a=b c\" in the environment", "%s",
+               added ? added : "(line missing)");
+    CASE_CHECK(ctx, empty && strcmp(empty, "") == 0,
+               "the request's SBX_P3_EMPTY set, with an empty value", "%s",
+               empty ? empty : "(line missing)");
+    CASE_CHECK(ctx, path && strcmp(path, "unset") != 0 && path[0] != '\0',
+               "the daemon's PATH still in the environment next to the request's variables",
+               "PATH=%s", path ? path : "(line missing)");
+    const char *planted = planted_var(ctx);
+    if (planted) {
+        /* Launch mode: a variable the suite planted for the daemon must be inherited. */
+        size_t pl = strlen(planted);
+        bool seen = false;
+        for (const char *p = out; p && *p;) {
+            const char *e = strchr(p, '\n');
+            size_t len = e ? (size_t)(e - p) : strlen(p);
+            if (len == pl && strncmp(p, planted, pl) == 0) seen = true;
+            p = e ? e + 1 : NULL;
+        }
+        CASE_CHECK(ctx, seen, "the daemon's own variables inherited (a planted one checked)",
+                   "%.*s missing from `env`", (int)(strchr(planted, '=') - planted), planted);
+    }
+    free(added);
+    free(empty);
+    free(path);
+    proc_result_free(&r);
+}
+SBX_CASE(env_merged, .id = "P3-001",
+         .title = "env_vars are added on top of the daemon's environment", .clauses = "P3",
+         .level = LEVEL_MUST, .tags = "process", .timeout_s = 20,
+         .catches = "the request's env_vars replacing the whole environment (PATH lost), "
+                    "values with '=' or empty values mangled",
+         .how = "runs `env` with two request variables (one holding '=' and a space, one "
+                "empty); both must be set exactly and PATH (plus, in launch mode, a variable "
+                "planted for the daemon) must still be there");
+
+static void env_override(struct case_ctx *ctx)
+{
+    struct proc_result r;
+    if (!pu_sh_ok(ctx, "printf %s \"$PATH\"", "Execute printing the daemon's PATH", &r)) {
+        proc_result_free(&r);
+        return;
+    }
+    if (r.out_len == 0) {
+        case_fail(ctx, "a PATH in the daemon's environment (P3)", "PATH empty or unset");
+        proc_result_free(&r);
+        return;
+    }
+    size_t n = r.out_len + 64;
+    char *path_var = malloc(n);
+    snprintf(path_var, n, "PATH=%s:/sbx-p3-extra-dir", (const char *)r.out);
+    proc_result_free(&r);
+
+    char planted_over[512] = "";
+    char planted_name[256] = "";
+    const char *const *penv = case_planted_env(ctx);
+    for (size_t i = 0; penv && penv[i]; i++) {
+        const char *eq = strchr(penv[i], '=');
+        if (eq && (size_t)(eq - penv[i]) < sizeof planted_name && strncmp(penv[i], "PATH=", 5)) {
+            snprintf(planted_name, sizeof planted_name, "%.*s", (int)(eq - penv[i]), penv[i]);
+            snprintf(planted_over, sizeof planted_over, "%s=overridden-by-request", planted_name);
+            break;
+        }
+    }
+    const char *env[] = {path_var, "HOME=/sbx-p3-home", planted_over[0] ? planted_over : NULL,
+                         NULL};
+    char script[600];
+    snprintf(script, sizeof script,
+             "printf 'PATH=%%s\\n' \"$PATH\"; printf 'HOME=%%s\\n' \"${HOME-unset}\"; "
+             "printf 'PLANTED=%%s\\n' \"${%s-unset}\"",
+             planted_name[0] ? planted_name : "SBX_P3_NOT_PLANTED");
+    const char *argv[] = {"sh", "-c", script, NULL};
+    struct proc_spec spec = {.argv = argv, .env = env, .cwd = case_dir(ctx)};
+    proc_execute(ctx, &spec, &r);
+    if (CASE_CHECK(ctx, r.code == 0 && r.exit_code == 0, "status OK and exit_code 0",
+                   "status %d (%s), exit_code %d", r.code, r.message ? r.message : "",
+                   (int)r.exit_code)) {
+        const char *out = (const char *)r.out;
+        char *path = line_value(out, "PATH");
+        char *home = line_value(out, "HOME");
+        CASE_CHECK(ctx, path && strcmp(path, path_var + 5) == 0,
+                   "the request's PATH winning over the daemon's", "PATH=%s (requested %s)",
+                   path ? path : "(line missing)", path_var + 5);
+        CASE_CHECK(ctx, home && strcmp(home, "/sbx-p3-home") == 0, "the request's HOME winning",
+                   "HOME=%s", home ? home : "(line missing)");
+        if (planted_name[0]) {
+            char *pv = line_value(out, "PLANTED");
+            CASE_CHECK(ctx, pv && strcmp(pv, "overridden-by-request") == 0,
+                       "the request's value winning over a variable planted for the daemon",
+                       "%s=%s", planted_name, pv ? pv : "(line missing)");
+            free(pv);
+        }
+        free(path);
+        free(home);
+    }
+    proc_result_free(&r);
+    free(path_var);
+}
+SBX_CASE(env_override, .id = "P3-002", .title = "On a name clash the request's env value wins",
+         .clauses = "P3", .level = LEVEL_MUST, .tags = "process", .timeout_s = 20,
+         .catches = "the daemon's value kept when the request sets the same name",
+         .how = "reads the daemon's PATH, then runs with PATH extended, HOME (and in launch "
+                "mode a planted variable) overridden, and checks the process sees the "
+                "request's values");

@@ -1,0 +1,170 @@
+/* P13: SendSignal — delivery to the whole process group, exit codes,
+ * invalid signal values and unknown ids. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/proc_util.h"
+
+static const char *sig_name(int s)
+{
+    return s == PU_SIGINT ? "SIGINT" : s == PU_SIGTERM ? "SIGTERM" : "SIGKILL";
+}
+
+static void signal_ends(struct case_ctx *ctx, int sig)
+{
+    struct proc_spec spec = {.argv = PU_ARGV("sleep", "30"), .cwd = case_dir(ctx)};
+    struct pu_stream ps = {.label = "sleep 30"};
+    if (pu_start(ctx, &ps, &spec, NULL, 10000)) {
+        int c = proc_signal(ctx, ps.pid, sig);
+        if (CASE_CHECK(ctx, c == 0, "SendSignal accepted", "%s: status %d", sig_name(sig), c) &&
+            pu_finish(&ps, 8000)) {
+            CASE_CHECK(ctx, ps.exit_code != 0, "a non-zero exit code after a signal death",
+                       "%s: exit_code 0", sig_name(sig));
+            case_note(ctx, "%s death reported as exit_code %d", sig_name(sig), (int)ps.exit_code);
+        }
+    }
+    pu_free(&ps);
+}
+
+static void signal_int_ends(struct case_ctx *ctx)
+{
+    signal_ends(ctx, PU_SIGINT);
+}
+static void signal_term_ends(struct case_ctx *ctx)
+{
+    signal_ends(ctx, PU_SIGTERM);
+}
+static void signal_kill_ends(struct case_ctx *ctx)
+{
+    signal_ends(ctx, PU_SIGKILL);
+}
+
+SBX_CASE(signal_int_ends, .id = "P13-001", .title = "SIGINT ends a process, non-zero exit",
+         .clauses = "P13", .level = LEVEL_MUST, .tags = "process", .timeout_s = 25,
+         .catches = "SIGINT not delivered (or mapped to another signal), exit reported as 0",
+         .how = "starts `sleep 30`, sends SIGINT; the stream must end within 8 s with a "
+                "non-zero exit code (the value is noted)");
+SBX_CASE(signal_term_ends, .id = "P13-002", .title = "SIGTERM ends a process, non-zero exit",
+         .clauses = "P13", .level = LEVEL_MUST, .tags = "process", .timeout_s = 25,
+         .catches = "SIGTERM not delivered, exit reported as 0",
+         .how = "starts `sleep 30`, sends SIGTERM; the stream must end within 8 s with a "
+                "non-zero exit code");
+SBX_CASE(signal_kill_ends, .id = "P13-003", .title = "SIGKILL ends a process, non-zero exit",
+         .clauses = "P13", .level = LEVEL_MUST, .tags = "process", .timeout_s = 25,
+         .catches = "SIGKILL not delivered, exit reported as 0",
+         .how = "starts `sleep 30`, sends SIGKILL; the stream must end within 8 s with a "
+                "non-zero exit code");
+
+/* The leader runs a grandchild that records its pid; after the signal the
+ * grandchild must be gone too. For SIGINT the grandchild runs in the
+ * foreground (a non-interactive shell starts background jobs with SIGINT
+ * ignored). */
+static void signal_group(struct case_ctx *ctx, int sig)
+{
+    const char *script =
+        sig == PU_SIGINT
+            ? "sh -c 'echo $$ > gc.pid; exec sleep 60'; echo leader-survived"
+            : "sh -c 'echo $$ > gc.pid; exec sleep 60' & sleep 60; echo leader-survived";
+    struct proc_spec spec = {.argv = PU_ARGV("sh", "-c", script), .cwd = case_dir(ctx)};
+    struct pu_stream ps = {.label = "a shell with a grandchild"};
+    if (!pu_start(ctx, &ps, &spec, NULL, 10000)) goto done;
+    if (!pu_wait_pidfile(ctx, "gc.pid", 8000)) {
+        case_fail(ctx, "the grandchild to record its pid (set-up)", "no gc.pid within 8 s");
+        goto done;
+    }
+    int c = proc_signal(ctx, ps.pid, sig);
+    if (!CASE_CHECK(ctx, c == 0, "SendSignal accepted", "%s: status %d", sig_name(sig), c))
+        goto done;
+    /* The leader's stream may wait for the grandchild's pipes; either way
+     * the grandchild must be gone within a few seconds. */
+    bool gone = pu_wait_pids_gone(ctx, "gc.pid", 6000);
+    CASE_CHECK(ctx, gone, "the grandchild killed with its process group",
+               "%s: the grandchild (sleep 60) still runs 6 s after the signal", sig_name(sig));
+    if (pu_finish(&ps, 10000))
+        CASE_CHECK(ctx, ps.exit_code != 0, "a non-zero exit code after a signal death",
+                   "%s: exit_code 0", sig_name(sig));
+    if (!gone) pu_kill_pidfile(ctx, "gc.pid");
+done:
+    pu_free(&ps);
+}
+
+static void signal_group_int(struct case_ctx *ctx)
+{
+    signal_group(ctx, PU_SIGINT);
+}
+static void signal_group_term(struct case_ctx *ctx)
+{
+    signal_group(ctx, PU_SIGTERM);
+}
+static void signal_group_kill(struct case_ctx *ctx)
+{
+    signal_group(ctx, PU_SIGKILL);
+}
+
+SBX_CASE(signal_group_int, .id = "P13-004",
+         .title = "SIGINT reaches the whole process group (grandchild included)", .clauses = "P13",
+         .level = LEVEL_MUST, .tags = "process", .timeout_s = 35,
+         .catches = "the signal sent to the leader's pid only, leaving descendants running",
+         .how = "a shell runs a grandchild `sleep 60` that writes its pid; after SIGINT a later "
+                "Execute checks (kill -0, zombies count as gone) that it is gone within 6 s");
+SBX_CASE(signal_group_term, .id = "P13-005",
+         .title = "SIGTERM reaches the whole process group (grandchild included)", .clauses = "P13",
+         .level = LEVEL_MUST, .tags = "process", .timeout_s = 35,
+         .catches = "the signal sent to the leader's pid only, leaving descendants running",
+         .how = "a shell runs a background grandchild `sleep 60` that writes its pid; after "
+                "SIGTERM a later Execute checks that it is gone within 6 s");
+SBX_CASE(signal_group_kill, .id = "P13-006",
+         .title = "SIGKILL reaches the whole process group (grandchild included)", .clauses = "P13",
+         .level = LEVEL_MUST, .tags = "process", .timeout_s = 35,
+         .catches = "the signal sent to the leader's pid only, leaving descendants running",
+         .how = "a shell runs a background grandchild `sleep 60` that writes its pid; after "
+                "SIGKILL a later Execute checks that it is gone within 6 s");
+
+static void signal_invalid_values(struct case_ctx *ctx)
+{
+    struct proc_spec spec = {.argv = PU_ARGV("cat"), .cwd = case_dir(ctx)};
+    struct pu_stream ps = {.label = "cat"};
+    if (!pu_start(ctx, &ps, &spec, NULL, 10000)) goto done;
+    static const int bad[] = {0, 1, 3, 15 + 1, 19, 99, -1};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        int c = proc_signal(ctx, ps.pid, bad[i]);
+        CASE_CHECK(ctx, c == 3,
+                   "INVALID_ARGUMENT (3) for SIGNAL_UNSPECIFIED or a value outside the enum",
+                   "signal %d: status %d", bad[i], c);
+    }
+    /* A refused request has no effect: cat still runs and echoes. */
+    int c = proc_write_stdin(ctx, ps.pid, "still-alive\n", 12);
+    if (CASE_CHECK(ctx, c == 0, "the process still running after refused signals",
+                   "WriteStdin status %d", c))
+        pu_wait_output(&ps, false, "still-alive\n", 5000,
+                       "the process still running after refused signals (echo from cat)");
+    CASE_CHECK(ctx, !ps.have_exit, "the process still running after refused signals",
+               "it exited with %d", (int)ps.exit_code);
+done:
+    pu_free(&ps);
+}
+SBX_CASE(signal_invalid_values, .id = "P13-007",
+         .title = "SendSignal with SIGNAL_UNSPECIFIED or out-of-enum values: INVALID_ARGUMENT",
+         .clauses = "P13", .level = LEVEL_MUST, .tags = "process,errors", .timeout_s = 25,
+         .catches = "unspecified or unknown signal numbers passed to kill() (or accepted as a "
+                    "no-op)",
+         .how = "sends 0, 1, 3, 16, 19, 99 and -1 to a running `cat`; each must fail with "
+                "INVALID_ARGUMENT and cat must still echo afterwards");
+
+static void signal_unknown_id(struct case_ctx *ctx)
+{
+    static const int sigs[] = {PU_SIGINT, PU_SIGTERM, PU_SIGKILL};
+    static const int32_t ids[] = {2147480002, 987654322, -9};
+    for (size_t i = 0; i < 3; i++)
+        for (size_t j = 0; j < 3; j++) {
+            int c = proc_signal(ctx, ids[j], sigs[i]);
+            CASE_CHECK(ctx, c == 5, "NOT_FOUND (5) for SendSignal to an unknown process_id",
+                       "%s to %d: status %d", sig_name(sigs[i]), (int)ids[j], c);
+        }
+}
+SBX_CASE(signal_unknown_id, .id = "P13-008",
+         .title = "SendSignal to an unknown process_id fails with NOT_FOUND", .clauses = "P13",
+         .level = LEVEL_MUST, .tags = "process,errors", .timeout_s = 20,
+         .catches = "unknown ids accepted (or the id passed to kill() as an OS pid)",
+         .how = "sends each valid signal to ids no process has");

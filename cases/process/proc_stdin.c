@@ -1,0 +1,128 @@
+/* P12: WriteStdin — bytes in order, eof, unknown and finished processes. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/proc_util.h"
+
+static void stdin_in_order(struct case_ctx *ctx)
+{
+    /* 300 small writes of varying sizes with every byte value, then four
+     * 64 KiB writes: the concatenation must come back from `cat`. */
+    size_t total = 0, cap = 300 * 40 + 4 * 65536;
+    uint8_t *sent = malloc(cap);
+    if (!sent) {
+        case_error(ctx, "out of memory");
+        return;
+    }
+    struct proc_spec spec = {.argv = PU_ARGV("cat"), .cwd = case_dir(ctx)};
+    struct pu_stream ps = {.label = "cat"};
+    if (pu_start(ctx, &ps, &spec, NULL, 10000)) {
+        for (int i = 0; i < 300 && !case_failed(ctx); i++) {
+            size_t n = 1 + (size_t)(case_rand(ctx) % 39);
+            for (size_t k = 0; k < n; k++)
+                sent[total + k] = (uint8_t)case_rand(ctx);
+            int c = proc_write_stdin(ctx, ps.pid, sent + total, n);
+            CASE_CHECK(ctx, c == 0, "WriteStdin accepted", "write %d: status %d", i, c);
+            total += n;
+            /* Keep draining so the pipe never fills. */
+            while (pu_pump(&ps, 0) != PEV_TIMEOUT && !ps.ended)
+                ;
+        }
+        for (int i = 0; i < 4 && !case_failed(ctx); i++) {
+            for (size_t k = 0; k < 65536; k++)
+                sent[total + k] = (uint8_t)(k * 7 + (size_t)i);
+            int c = proc_write_stdin(ctx, ps.pid, sent + total, 65536);
+            CASE_CHECK(ctx, c == 0, "WriteStdin of 64 KiB accepted", "status %d", c);
+            total += 65536;
+            while (pu_pump(&ps, 0) != PEV_TIMEOUT && !ps.ended)
+                ;
+        }
+        if (!case_failed(ctx)) {
+            int c = proc_close_stdin(ctx, ps.pid);
+            CASE_CHECK(ctx, c == 0, "WriteStdin eof accepted", "status %d", c);
+        }
+        if (!case_failed(ctx) && pu_finish(&ps, 15000)) {
+            size_t i = 0;
+            while (i < total && i < ps.out_len && ps.out[i] == sent[i])
+                i++;
+            CASE_CHECK(ctx, ps.out_len == total && i == total,
+                       "stdout of cat equal to every byte written, in order",
+                       "%zu bytes back of %zu sent, first difference at %zu", ps.out_len, total, i);
+            CASE_CHECK(ctx, ps.exit_code == 0, "cat exiting 0", "exit_code %d", (int)ps.exit_code);
+        }
+    }
+    pu_free(&ps);
+    free(sent);
+}
+SBX_CASE(stdin_in_order, .id = "P12-001",
+         .title = "WriteStdin bytes reach the process in order (many small writes, 64 KiB ones)",
+         .clauses = "P12", .level = LEVEL_MUST, .tags = "process", .timeout_s = 40,
+         .catches = "writes dropped, reordered or re-encoded; binary bytes mangled",
+         .how = "300 random binary writes of 1-39 bytes and four 64 KiB writes into `cat`, "
+                "then eof; the stream must hold exactly the concatenation");
+
+static void stdin_eof_ends(struct case_ctx *ctx)
+{
+    struct proc_spec spec = {.argv = PU_ARGV("sh", "-c", "cat; echo after-eof"),
+                             .cwd = case_dir(ctx)};
+    struct pu_stream ps = {.label = "sh -c 'cat; echo after-eof'"};
+    if (pu_start(ctx, &ps, &spec, NULL, 10000)) {
+        int c1 = proc_write_stdin(ctx, ps.pid, "line\n", 5);
+        bool echoed =
+            c1 == 0 && pu_wait_output(&ps, false, "line\n", 5000, "the written line echoed by cat");
+        int c2 = proc_close_stdin(ctx, ps.pid);
+        CASE_CHECK(ctx, c1 == 0 && c2 == 0, "WriteStdin input and eof accepted",
+                   "statuses %d and %d", c1, c2);
+        if (echoed && c2 == 0 && pu_finish(&ps, 8000)) {
+            CASE_CHECK(ctx, ps.out_len == 15 && memcmp(ps.out, "line\nafter-eof\n", 15) == 0,
+                       "cat ending at eof, then the shell going on", "stdout %.*s", (int)ps.out_len,
+                       (const char *)ps.out);
+            CASE_CHECK(ctx, ps.exit_code == 0, "exit_code 0", "%d", (int)ps.exit_code);
+        }
+    }
+    pu_free(&ps);
+}
+SBX_CASE(stdin_eof_ends, .id = "P12-002", .title = "WriteStdin eof closes the process's stdin",
+         .clauses = "P12", .level = LEVEL_MUST, .tags = "process", .timeout_s = 30,
+         .catches = "eof ignored (cat never ends) or the process killed instead of its stdin "
+                    "closed",
+         .how = "writes a line into `cat; echo after-eof`, sends eof, and expects cat to end "
+                "and the shell to print after-eof and exit 0 within 8 s");
+
+static void stdin_unknown_id(struct case_ctx *ctx)
+{
+    static const int32_t ids[] = {2147480001, 987654321, -7};
+    for (size_t i = 0; i < 3; i++) {
+        int c = proc_write_stdin(ctx, ids[i], "x", 1);
+        CASE_CHECK(ctx, c == 5, "NOT_FOUND (5) for WriteStdin to an unknown process_id",
+                   "process_id %d: status %d", (int)ids[i], c);
+        c = proc_close_stdin(ctx, ids[i]);
+        CASE_CHECK(ctx, c == 5, "NOT_FOUND (5) for WriteStdin eof to an unknown process_id",
+                   "process_id %d: status %d", (int)ids[i], c);
+    }
+}
+SBX_CASE(stdin_unknown_id, .id = "P12-003",
+         .title = "WriteStdin to an unknown process_id fails with NOT_FOUND", .clauses = "P12",
+         .level = LEVEL_MUST, .tags = "process,errors", .timeout_s = 20,
+         .catches = "unknown ids accepted silently or failing with another code",
+         .how = "writes input and eof to ids no process has (large, negative)");
+
+static void stdin_after_exit(struct case_ctx *ctx)
+{
+    struct proc_spec spec = {.argv = PU_ARGV("true"), .cwd = case_dir(ctx)};
+    struct pu_stream ps = {.label = "true"};
+    if (pu_start(ctx, &ps, &spec, NULL, 10000) && pu_finish(&ps, 10000)) {
+        int c = proc_write_stdin(ctx, ps.pid, "x", 1);
+        CASE_CHECK(ctx, c == 5,
+                   "NOT_FOUND (5) for WriteStdin after the process exited and "
+                   "its stream ended",
+                   "status %d", c);
+    }
+    pu_free(&ps);
+}
+SBX_CASE(stdin_after_exit, .id = "P12-004",
+         .title = "WriteStdin after the process exited and its stream ended: NOT_FOUND",
+         .clauses = "P12", .level = LEVEL_SHOULD, .tags = "process,errors", .timeout_s = 20,
+         .catches = "ids of finished processes kept (leak) and accepting writes",
+         .how = "starts `true`, reads its stream to the end, then writes to its id");
