@@ -111,6 +111,12 @@ static int normalize(const char *path, char *out, size_t cap, int *dir_required)
     return 0;
 }
 
+int fs_path_normalize(const char *path, char *out, size_t cap)
+{
+    int dir_required;
+    return normalize(path, out, cap, &dir_required);
+}
+
 static long sys_openat2(int dirfd, const char *path, int flags, mode_t mode)
 {
     struct open_how how;

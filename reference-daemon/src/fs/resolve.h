@@ -8,6 +8,7 @@
  * O_PATH|O_NOFOLLOW walk, component by component, with readlinkat), never by
  * string checks, so a concurrent symlink swap cannot redirect the result.
  * Callers then use only *at() calls on the descriptors returned. */
+#include <stddef.h>
 #include <sys/types.h>
 
 /* Result codes (negative), so callers can map them to REST/gRPC statuses. */
@@ -40,6 +41,11 @@ const char *fs_resolve_strerror(int code);
 /* Limits applied before any lookup (FS_INVALID beyond them). */
 #define FS_PATH_MAX 4095
 #define FS_NAME_MAX 255
+
+/* Lexical normalisation as done before every lookup: components joined by
+ * '/', "." dropped, ".." applied; "" is the root. Returns 0, FS_ESCAPE (a ".."
+ * above the root) or FS_INVALID (too long). out needs FS_PATH_MAX + 1. */
+int fs_path_normalize(const char *path, char *out, size_t cap);
 
 /* Forces the component-by-component fallback even where openat2 exists, so
  * tests exercise both resolution strategies. Process-wide. */

@@ -1,0 +1,111 @@
+/* Directory listing beneath the root (see listing.h). */
+#include "fs/listing.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fault.h"
+#include "fs/resolve.h"
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(((const struct fs_entry *)a)->name, ((const struct fs_entry *)b)->name);
+}
+
+/* Describes a symlink by what it reaches beneath the root; -1 to leave it
+ * out (escaping, dangling, looping). */
+static int stat_link_target(int root_fd, int dir_fd, const char *rel, const char *name,
+                            struct stat *sb)
+{
+    if (fault_active("list-reveal-outside")) return fstatat(dir_fd, name, sb, 0) == 0 ? 0 : -1;
+    size_t rl = strlen(rel), nl = strlen(name);
+    if (rl + nl + 2 > FS_PATH_MAX + 1) return -1;
+    char path[FS_PATH_MAX + 2];
+    size_t o = 0;
+    if (rl) {
+        memcpy(path, rel, rl);
+        path[rl] = '/';
+        o = rl + 1;
+    }
+    memcpy(path + o, name, nl + 1);
+    int fd = fs_open_beneath(root_fd, path, O_PATH, 0);
+    if (fd < 0) return -1;
+    int rc = fstat(fd, sb);
+    close(fd);
+    return rc == 0 ? 0 : -1;
+}
+
+int fs_list_dir(int root_fd, int dir_fd, const char *rel, struct fs_entry **out, size_t *count)
+{
+    *out = NULL;
+    *count = 0;
+    int fd = openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return FS_IOERR;
+    DIR *d = fdopendir(fd);
+    if (!d) {
+        close(fd);
+        return FS_IOERR;
+    }
+    size_t n = 0, cap = 16;
+    struct fs_entry *v = malloc(cap * sizeof(*v));
+    int rc = v ? 0 : FS_IOERR;
+    struct dirent *e;
+    while (rc == 0 && (errno = 0, e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+        struct stat sb;
+        if (fstatat(dirfd(d), e->d_name, &sb, AT_SYMLINK_NOFOLLOW) != 0)
+            continue; /* removed meanwhile */
+        int is_link = S_ISLNK(sb.st_mode);
+        if (is_link && stat_link_target(root_fd, dirfd(d), rel, e->d_name, &sb) != 0) continue;
+        if (n == cap) {
+            struct fs_entry *nv = realloc(v, cap * 2 * sizeof(*v));
+            if (!nv) {
+                rc = FS_IOERR;
+                break;
+            }
+            v = nv;
+            cap *= 2;
+        }
+        char *name = strdup(e->d_name);
+        if (!name) {
+            rc = FS_IOERR;
+            break;
+        }
+        v[n].name = name;
+        v[n].size = (int64_t)sb.st_size;
+        v[n].is_dir = S_ISDIR(sb.st_mode);
+        v[n].is_link = is_link;
+        v[n].mode = sb.st_mode & 07777;
+        v[n].mtime = sb.st_mtim;
+        n++;
+    }
+    closedir(d);
+    if (rc != 0) {
+        fs_entries_free(v, n);
+        return rc;
+    }
+    qsort(v, n, sizeof(*v), by_name);
+    if (fault_active("list-unsorted")) {
+        for (size_t i = 0; i < n / 2; i++) {
+            struct fs_entry t = v[i];
+            v[i] = v[n - 1 - i];
+            v[n - 1 - i] = t;
+        }
+    }
+    *out = v;
+    *count = n;
+    return 0;
+}
+
+void fs_entries_free(struct fs_entry *entries, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        free(entries[i].name);
+    free(entries);
+}

@@ -1,0 +1,98 @@
+/* Deliberately unsafe path resolution for the fault build (see
+ * fault_paths.h). */
+#include "rest/fault_paths.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fault.h"
+#include "fs/resolve.h"
+
+static int map_errno(int e)
+{
+    switch (e) {
+    case ENOENT:
+        return FS_NOTFOUND;
+    case ENOTDIR:
+        return FS_NOTDIR;
+    case ELOOP:
+        return FS_LOOP;
+    default:
+        errno = e;
+        return FS_IOERR;
+    }
+}
+
+/* The host path a faulty daemon would use, or FAULT_PATH_UNUSED. */
+static int host_path(const struct daemon_state *st, const char *path, char *out, size_t cap)
+{
+    const char *root = st->cfg->root_dir;
+    if (fault_active("absolute-host") && path[0] == '/') {
+        snprintf(out, cap, "%s", path);
+        return 0;
+    }
+    if (fault_active("resolve-naive")) {
+        snprintf(out, cap, "%s/%s", root, path);
+        return 0;
+    }
+    if (fault_active("symlink-follow-out") || fault_active("toctou")) {
+        char norm[FS_PATH_MAX + 1];
+        int rc = fs_path_normalize(path, norm, sizeof(norm));
+        if (rc < 0) return rc;
+        snprintf(out, cap, "%s/%s", root, norm);
+        if (fault_active("toctou")) {
+            /* Check by string, then use by path: the gap is the bug. */
+            char real_root[PATH_MAX], real[PATH_MAX];
+            if (realpath(root, real_root) && realpath(out, real)) {
+                size_t rl = strlen(real_root);
+                if (strncmp(real, real_root, rl) != 0 || (real[rl] && real[rl] != '/'))
+                    return FS_ESCAPE;
+            }
+            usleep(20000);
+        }
+        return 0;
+    }
+    return FAULT_PATH_UNUSED;
+}
+
+int fault_open_path(const struct daemon_state *st, const char *path, int flags)
+{
+    char hp[PATH_MAX * 2];
+    int rc = host_path(st, path, hp, sizeof(hp));
+    if (rc != 0) return rc;
+    int fd = open(hp, flags | O_CLOEXEC);
+    return fd >= 0 ? fd : map_errno(errno);
+}
+
+int fault_open_parent(const struct daemon_state *st, const char *path, int create, char *name,
+                      size_t cap)
+{
+    char hp[PATH_MAX * 2];
+    int rc = host_path(st, path, hp, sizeof(hp));
+    if (rc != 0) return rc;
+    size_t n = strlen(hp);
+    while (n > 1 && hp[n - 1] == '/')
+        hp[--n] = '\0';
+    char *slash = strrchr(hp, '/');
+    if (!slash || strlen(slash + 1) + 1 > cap || !slash[1]) return FS_INVALID;
+    strcpy(name, slash + 1);
+    *slash = '\0';
+    const char *dir = hp[0] ? hp : "/";
+    if (create) {
+        for (char *p = hp + 1; *p; p++) {
+            if (*p != '/') continue;
+            *p = '\0';
+            mkdir(hp, 0755);
+            *p = '/';
+        }
+        mkdir(dir, 0755);
+    }
+    int fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    return fd >= 0 ? fd : map_errno(errno);
+}

@@ -1,0 +1,106 @@
+/* DELETE of /v1/files/{path} (F10, F11, S5): files, empty directories and,
+ * with recursive=true, whole trees, removed without following symlinks; the
+ * root is never removed, only emptied. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fault.h"
+#include "fs/remove_tree.h"
+#include "fs/resolve.h"
+#include "rest/fault_paths.h"
+#include "rest/http_response.h"
+#include "rest/request.h"
+#include "rest/request_params.h"
+
+static enum MHD_Result delete_root(struct rest_request *rq, struct MHD_Connection *c,
+                                   bool recursive)
+{
+    if (!recursive)
+        return rest_reply_error(c, 409,
+                                "the sandbox root cannot be removed; use recursive=true "
+                                "to empty it");
+    int fd = fs_open_beneath(rq->st->root_fd, "", O_RDONLY | O_DIRECTORY, 0);
+    if (fd < 0) return rest_reply_fs_error(c, fd, false, rq->path);
+    int rc = fs_empty_dir(fd);
+    close(fd);
+    if (rc != 0) return rest_reply_fs_error(c, rc, false, rq->path);
+    if (fault_active("delete-root")) rmdir(rq->st->cfg->root_dir);
+    return rest_reply_empty(c, 204);
+}
+
+/* delete-follow-symlink: the link's target is removed, wherever it is. */
+static enum MHD_Result fault_delete_target(struct rest_request *rq, struct MHD_Connection *c)
+{
+    char host[PATH_MAX * 2], real[PATH_MAX];
+    snprintf(host, sizeof(host), "%s/%s", rq->st->cfg->root_dir, rq->path);
+    if (!realpath(host, real) || unlink(real) != 0)
+        return rest_reply_error(c, 404, "cannot remove the link target");
+    return rest_reply_empty(c, 204);
+}
+
+enum MHD_Result files_delete(struct rest_request *rq, struct MHD_Connection *c)
+{
+    bool bad = false, recursive = false;
+    char *rec_s = rest_query_arg(c, "recursive", &bad);
+    bool rec_invalid = bad || parse_recursive(rec_s, &recursive) != 0;
+    free(rec_s);
+    if (rec_invalid && fault_active("delete-bad-recursive-ok")) {
+        rec_invalid = false;
+        recursive = true;
+    }
+
+    char norm[FS_PATH_MAX + 1];
+    int nrc = fs_path_normalize(rq->path, norm, sizeof(norm));
+    if (nrc == 0 && norm[0] == '\0') {
+        if (rec_invalid) return rest_reply_error(c, 400, "recursive must be true or false");
+        return delete_root(rq, c, recursive);
+    }
+
+    char name[FS_NAME_MAX + 1];
+    int pfd = fault_open_parent(rq->st, rq->path, 0, name, sizeof(name));
+    if (pfd == FAULT_PATH_UNUSED)
+        pfd = fs_open_parent(rq->st->root_fd, rq->path, 0, name, sizeof(name));
+    if (pfd < 0) {
+        if (pfd == FS_NOTFOUND && fault_active("delete-absent-204"))
+            return rest_reply_empty(c, 204);
+        return rest_reply_fs_error(c, pfd, false, rq->path);
+    }
+    struct stat sb;
+    if (fstatat(pfd, name, &sb, AT_SYMLINK_NOFOLLOW) != 0) {
+        int e = errno;
+        close(pfd);
+        if (e == ENOENT && fault_active("delete-absent-204")) return rest_reply_empty(c, 204);
+        return rest_reply_fs_error(c, e == ENOENT ? FS_NOTFOUND : FS_IOERR, false, rq->path);
+    }
+    if (rec_invalid) {
+        close(pfd);
+        return rest_reply_error(c, 400, "recursive must be true or false");
+    }
+    if (S_ISLNK(sb.st_mode)) {
+        if (fault_active("delete-follow-symlink")) {
+            close(pfd);
+            return fault_delete_target(rq, c);
+        }
+        /* A link that leads out of the root is refused (S5); any other link
+         * is removed itself, never its target. */
+        int t = fs_open_beneath(rq->st->root_fd, rq->path, O_PATH, 0);
+        if (t == FS_ESCAPE) {
+            close(pfd);
+            return rest_reply_error(c, 403, "symlink points outside the sandbox root");
+        }
+        if (t >= 0) close(t);
+    }
+    if (S_ISDIR(sb.st_mode) && fault_active("delete-nonempty-ok")) recursive = true;
+    int rc = fs_remove(pfd, name, recursive);
+    close(pfd);
+    if (rc == FS_RM_NOTEMPTY)
+        return rest_reply_error(c, 409, "directory is not empty; use recursive=true");
+    if (rc != 0) return rest_reply_fs_error(c, rc, false, rq->path);
+    return rest_reply_empty(c, 204);
+}

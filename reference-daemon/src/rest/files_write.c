@@ -1,0 +1,186 @@
+/* PUT of /v1/files/{path} (F1-F6, S1-S4, S7, S9, C1-C3): the body is
+ * streamed into a temporary file beside the target as it arrives (raw, or
+ * the "file" part of a multipart/form-data body) and renamed over the target
+ * only when it is complete; on any failure, a client that goes away
+ * included, the temporary file is removed. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fault.h"
+#include "rest/fault_paths.h"
+#include "rest/http_response.h"
+#include "rest/multipart.h"
+#include "rest/request.h"
+#include "rest/request_params.h"
+
+#define FAULT_TRUNCATE_AT (64 * 1024)
+#define FAULT_CORRUPT_AT (1024 * 1024)
+
+static void fail_upload(struct rest_request *rq, unsigned status, const char *msg)
+{
+    if (rq->fail_status) return;
+    rq->fail_status = status;
+    snprintf(rq->fail_msg, sizeof(rq->fail_msg), "%s", msg);
+    fs_atomic_abort(&rq->file);
+    rq->writing = false;
+}
+
+/* Stores the next bytes of the file's content. */
+static int store(void *user, const char *data, size_t len)
+{
+    struct rest_request *rq = user;
+    uint64_t at = rq->body_bytes;
+    rq->body_bytes += len;
+    if (fault_active("put-truncate")) {
+        if (at >= FAULT_TRUNCATE_AT) return 0;
+        if (len > FAULT_TRUNCATE_AT - at) len = (size_t)(FAULT_TRUNCATE_AT - at);
+    }
+    if (fault_active("put-corrupt") && at <= FAULT_CORRUPT_AT && FAULT_CORRUPT_AT < at + len) {
+        char *copy = malloc(len);
+        if (!copy) return -1;
+        memcpy(copy, data, len);
+        copy[FAULT_CORRUPT_AT - at] ^= 0x01;
+        int rc = fs_atomic_write(&rq->file, copy, len);
+        free(copy);
+        return rc;
+    }
+    return fs_atomic_write(&rq->file, data, len);
+}
+
+/* put-follow-dangling: a dangling symlink at the target is opened and
+ * created through, wherever it points. */
+static int fault_follow_dangling(struct rest_request *rq)
+{
+    char host[8192];
+    snprintf(host, sizeof(host), "%s/%s", rq->st->cfg->root_dir, rq->path);
+    struct stat sb;
+    if (lstat(host, &sb) != 0 || !S_ISLNK(sb.st_mode) || stat(host, &sb) == 0) return 0;
+    memset(&rq->file, 0, sizeof(rq->file));
+    rq->file.dir_fd = -1;
+    rq->file.in_place = 1;
+    rq->file.fd = open(host, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    return rq->file.fd >= 0 ? 1 : 0;
+}
+
+/* The headers are in: validate everything and open the temporary file
+ * before any body byte is accepted. */
+static enum MHD_Result begin(struct rest_request *rq, struct MHD_Connection *c)
+{
+    bool bad = false;
+    char *mode_s = rest_query_arg(c, "mode", &bad);
+    int mrc = bad ? -1 : parse_file_mode(mode_s, &rq->mode);
+    free(mode_s);
+    if (mrc != 0) {
+        if (!fault_active("put-accept-bad-mode"))
+            return rest_reply_error(c, 400, "mode must match ^0[0-7]{3}$");
+        rq->mode = SBX_DEFAULT_FILE_MODE;
+    }
+    if (fault_active("put-ignore-mode")) rq->mode = SBX_DEFAULT_FILE_MODE;
+
+    const char *ct = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
+    if (multipart_is_form_data(ct) && !fault_active("multipart-raw")) {
+        rq->mp = multipart_new(ct);
+        if (!rq->mp)
+            return rest_reply_error(c, 400, "multipart/form-data without a valid boundary");
+    }
+
+    if (fault_active("put-follow-dangling") && fault_follow_dangling(rq)) {
+        rq->writing = true;
+        return MHD_YES;
+    }
+    bool parents = !fault_active("put-no-parents");
+    char name[FS_NAME_MAX + 1];
+    int pfd = fault_open_parent(rq->st, rq->path, parents, name, sizeof(name));
+    int rc;
+    if (pfd == FAULT_PATH_UNUSED) {
+        rc = fs_atomic_begin(&rq->file, rq->st->root_fd, rq->path, parents);
+    } else if (pfd < 0) {
+        rc = pfd;
+    } else {
+        rc = fs_atomic_begin_in(&rq->file, pfd, name);
+    }
+    if (rc == FS_INVALID) {
+        char norm[FS_PATH_MAX + 1];
+        if (fs_path_normalize(rq->path, norm, sizeof(norm)) == 0 && norm[0] == '\0')
+            rc = FS_W_ISDIR; /* the root itself */
+    }
+    if (rc == FS_NOTFOUND && !parents)
+        return rest_reply_error(c, 404, "parent directory does not exist");
+    if (rc == FS_W_ISDIR && fault_active("put-dir-500"))
+        return rest_reply_error(c, 500, "cannot write a directory");
+    if (rc < 0) return rest_reply_fs_error(c, rc, true, rq->path);
+    rq->writing = true;
+    return MHD_YES;
+}
+
+/* The body is complete: check it and make the new file visible. */
+static enum MHD_Result finish(struct rest_request *rq, struct MHD_Connection *c)
+{
+    if (rq->fail_status) return rest_reply_error(c, rq->fail_status, "%s", rq->fail_msg);
+    if (rq->mp) {
+        int mrc = multipart_finish(rq->mp);
+        bool ok = mrc == MP_OK || (mrc == MP_NO_FILE && fault_active("multipart-missing-ok")) ||
+                  (mrc == MP_TRUNCATED && fault_active("multipart-truncated-stores"));
+        if (!ok) {
+            fs_atomic_abort(&rq->file);
+            rq->writing = false;
+            if (mrc == MP_NO_FILE)
+                return rest_reply_error(c, 400, "multipart body has no part named \"file\"");
+            if (mrc == MP_CALLBACK)
+                return rest_reply_error(c, 500, "cannot write the file: %s", rq->fail_msg);
+            return rest_reply_error(c, 400, "%s multipart/form-data body",
+                                    mrc == MP_TRUNCATED ? "truncated" : "malformed");
+        }
+    }
+    rq->writing = false;
+    if (fs_atomic_commit(&rq->file, rq->mode) != 0) {
+        int e = errno;
+        if (e == ENOENT)
+            return rest_reply_error(c, 409, "the directory was removed during the upload");
+        return rest_reply_error(c, 500, "cannot store the file: %s", strerror(e));
+    }
+    if (fault_active("put-status-200"))
+        return rest_reply_json(c, 200, json_pack("{s:s}", "status", "ok"));
+    return rest_reply_empty(c, 204);
+}
+
+enum MHD_Result files_put(struct rest_request *rq, struct MHD_Connection *c, const char *data,
+                          size_t *size)
+{
+    if (!rq->started) {
+        rq->started = true;
+        enum MHD_Result r = begin(rq, c);
+        if (!rq->writing) rq->responded = true; /* an error is queued (or queuing failed) */
+        return r;
+    }
+    if (*size > 0) {
+        size_t len = *size;
+        *size = 0;
+        if (rq->fail_status || !rq->writing) return MHD_YES; /* discard the rest of a failed body */
+        if (rq->mp) {
+            int rc = multipart_feed(rq->mp, data, len, store, rq);
+            if (rc == MP_CALLBACK)
+                fail_upload(rq, 500, strerror(errno));
+            else if (rc == MP_MALFORMED)
+                fail_upload(rq, 400, "malformed multipart/form-data body");
+        } else if (store(rq, data, len) != 0) {
+            fail_upload(rq, 500, strerror(errno));
+        }
+        return MHD_YES;
+    }
+    rq->responded = true;
+    return finish(rq, c);
+}
+
+void files_put_cleanup(struct rest_request *rq)
+{
+    fs_atomic_abort(&rq->file);
+    rq->writing = false;
+    multipart_free(rq->mp);
+    rq->mp = NULL;
+}

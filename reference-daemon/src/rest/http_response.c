@@ -1,0 +1,102 @@
+/* REST responses (see http_response.h). */
+#include "rest/http_response.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fault.h"
+
+const char *rest_error_code(unsigned status)
+{
+    if (fault_active("error-wrong-code")) return "INTERNAL";
+    switch (status) {
+    case 400:
+        return "INVALID_ARGUMENT";
+    case 403:
+        return "PERMISSION_DENIED";
+    case 404:
+        return "NOT_FOUND";
+    case 405:
+        return "METHOD_NOT_ALLOWED";
+    case 409:
+        return "CONFLICT";
+    case 503:
+        return "UNAVAILABLE";
+    default:
+        return status >= 500 ? "INTERNAL" : "INVALID_ARGUMENT";
+    }
+}
+
+enum MHD_Result rest_queue(struct MHD_Connection *c, unsigned status, struct MHD_Response *resp)
+{
+    if (!resp) return MHD_NO;
+    enum MHD_Result r = MHD_queue_response(c, status, resp);
+    MHD_destroy_response(resp);
+    return r;
+}
+
+static struct MHD_Response *error_response(unsigned status, const char *message)
+{
+    if (fault_active("error-plain")) {
+        struct MHD_Response *r = MHD_create_response_from_buffer(strlen(message), (void *)message,
+                                                                 MHD_RESPMEM_MUST_COPY);
+        if (r) MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain");
+        return r;
+    }
+    json_t *body = json_pack("{s:s, s:s}", "code", rest_error_code(status), "message", message);
+    char *text = body ? json_dumps(body, JSON_COMPACT) : NULL;
+    json_decref(body);
+    if (!text) return NULL;
+    struct MHD_Response *r =
+        MHD_create_response_from_buffer(strlen(text), text, MHD_RESPMEM_MUST_FREE);
+    if (!r) {
+        free(text);
+        return NULL;
+    }
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
+    return r;
+}
+
+enum MHD_Result rest_reply_error(struct MHD_Connection *c, unsigned status, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    /* Error messages may quote request bytes; jansson needs valid UTF-8. */
+    json_t *probe = json_stringn(msg, strlen(msg));
+    if (!probe) snprintf(msg, sizeof(msg), "%s", "request refused");
+    json_decref(probe);
+    return rest_queue(c, status, error_response(status, msg));
+}
+
+enum MHD_Result rest_reply_405(struct MHD_Connection *c, const char *allow)
+{
+    struct MHD_Response *r = error_response(405, "method not allowed");
+    if (r) MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, allow);
+    return rest_queue(c, 405, r);
+}
+
+enum MHD_Result rest_reply_json(struct MHD_Connection *c, unsigned status, json_t *body)
+{
+    char *text = body ? json_dumps(body, JSON_COMPACT) : NULL;
+    json_decref(body);
+    if (!text) return rest_reply_error(c, 500, "cannot encode the response");
+    struct MHD_Response *r =
+        MHD_create_response_from_buffer(strlen(text), text, MHD_RESPMEM_MUST_FREE);
+    if (!r) {
+        free(text);
+        return MHD_NO;
+    }
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
+    return rest_queue(c, status, r);
+}
+
+enum MHD_Result rest_reply_empty(struct MHD_Connection *c, unsigned status)
+{
+    return rest_queue(c, status,
+                      MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT));
+}

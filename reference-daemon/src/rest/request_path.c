@@ -1,0 +1,93 @@
+/* Decoding of request paths and query values (see request_path.h). */
+#include "rest/request_path.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "fault.h"
+#include "fs/resolve.h"
+#include "rest/percent_decode.h"
+
+/* Keeps "%2F" literal (the slash-not-separator fault): "%2F" becomes
+ * "%252F", which decodes to the three bytes "%2F". */
+static char *protect_encoded_slashes(const char *raw)
+{
+    size_t n = strlen(raw);
+    char *out = malloc(n * 3 + 1);
+    if (!out) return NULL;
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (raw[i] == '%' && raw[i + 1] == '2' && (raw[i + 2] == 'F' || raw[i + 2] == 'f')) {
+            memcpy(out + o, "%25", 3);
+            o += 3;
+            continue;
+        }
+        out[o++] = raw[i];
+    }
+    out[o] = '\0';
+    return out;
+}
+
+int rest_decode_path(const char *raw, char **out, const char **why)
+{
+    *out = NULL;
+    char *src = fault_active("slash-not-separator") ? protect_encoded_slashes(raw) : strdup(raw);
+    if (!src) {
+        *why = "out of memory";
+        return 500;
+    }
+    size_t len = strlen(src);
+    if (len > 3 * (FS_PATH_MAX + 1)) {
+        free(src);
+        *why = "path too long";
+        return 400;
+    }
+    char *dec = malloc(len + 1);
+    if (!dec) {
+        free(src);
+        *why = "out of memory";
+        return 500;
+    }
+    ssize_t n = fault_active("nul-truncate") ? pct_decode_truncating(src, len, dec)
+                                             : pct_decode(src, len, dec);
+    free(src);
+    if (n == PCT_INVALID || n == PCT_NUL) {
+        free(dec);
+        *why = n == PCT_NUL ? "path contains a NUL byte" : "invalid percent-encoding in path";
+        return 400;
+    }
+    if (fault_active("decode-twice")) {
+        char *again = malloc((size_t)n + 1);
+        if (again && pct_decode(dec, (size_t)n, again) >= 0) {
+            free(dec);
+            dec = again;
+        } else {
+            free(again);
+        }
+    }
+    if (fault_active("backslash-separator"))
+        for (char *p = dec; *p; p++)
+            if (*p == '\\') *p = '/';
+    if (strlen(dec) > FS_PATH_MAX) {
+        free(dec);
+        *why = "path too long";
+        return 400;
+    }
+    *out = dec;
+    return 0;
+}
+
+int rest_decode_query(const char *raw, char **out)
+{
+    *out = NULL;
+    if (!raw) return 0;
+    size_t len = strlen(raw);
+    char *dec = malloc(len + 1);
+    if (!dec) return 500;
+    if (pct_decode(raw, len, dec) < 0) {
+        free(dec);
+        return 400;
+    }
+    *out = dec;
+    return 0;
+}

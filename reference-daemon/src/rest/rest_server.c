@@ -1,0 +1,240 @@
+/* The REST server (contract section 2): libmicrohttpd with one thread per
+ * connection, so a slow upload or download never delays another request
+ * (C5) while file I/O stays plain blocking calls. This file owns the
+ * listening socket, the per-request state and the routing; the handlers
+ * live beside it. */
+#include "rest_server.h"
+
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <microhttpd.h>
+
+#include "fault.h"
+#include "rest/http_response.h"
+#include "rest/request.h"
+#include "rest/request_path.h"
+
+#define FILES_PREFIX "/v1/files"
+#define CONNECTION_MEMORY (256 * 1024) /* request line and headers fit in this */
+
+struct rest_server {
+    struct daemon_state *st;
+    struct MHD_Daemon *mhd;
+    int listen_fd;
+};
+
+/* serialize-requests: one request at a time, across connection threads. */
+static sem_t serial_lock;
+static pthread_once_t serial_once = PTHREAD_ONCE_INIT;
+static void serial_init(void)
+{
+    sem_init(&serial_lock, 0, 1);
+}
+
+/* The path and query are taken raw: this server decodes them itself,
+ * exactly once (F12). */
+static size_t keep_escaped(void *cls, struct MHD_Connection *c, char *s)
+{
+    (void)cls;
+    (void)c;
+    return strlen(s);
+}
+
+static enum MHD_Result route_files(struct rest_request *rq, struct MHD_Connection *c,
+                                   const char *raw_path, const char *method,
+                                   const char *upload_data, size_t *upload_size)
+{
+    bool is_put = strcmp(method, MHD_HTTP_METHOD_PUT) == 0;
+    if (!rq->path) {
+        const char *why = "";
+        int status = rest_decode_path(raw_path, &rq->path, &why);
+        if (status != 0) {
+            rq->started = true;
+            rq->responded = true;
+            return rest_reply_error(c, (unsigned)status, "%s", why);
+        }
+    }
+    if (is_put) return files_put(rq, c, upload_data, upload_size);
+    rq->responded = true;
+    if (strcmp(method, MHD_HTTP_METHOD_GET) == 0) return files_get(rq, c, false);
+    if (strcmp(method, MHD_HTTP_METHOD_HEAD) == 0) return files_get(rq, c, true);
+    if (strcmp(method, MHD_HTTP_METHOD_DELETE) == 0) return files_delete(rq, c);
+    return rest_reply_405(c, "GET, HEAD, PUT, DELETE");
+}
+
+static enum MHD_Result route(struct rest_request *rq, struct MHD_Connection *c, const char *url,
+                             const char *method, const char *upload_data, size_t *upload_size)
+{
+    size_t plen = strlen(FILES_PREFIX);
+    if (strncmp(url, FILES_PREFIX, plen) == 0 && (url[plen] == '/' || url[plen] == '\0'))
+        return route_files(rq, c, url[plen] ? url + plen + 1 : "", method, upload_data,
+                           upload_size);
+    rq->responded = true;
+    bool get =
+        strcmp(method, MHD_HTTP_METHOD_GET) == 0 || strcmp(method, MHD_HTTP_METHOD_HEAD) == 0;
+    if (strcmp(url, "/v1/health") == 0)
+        return get ? probe_health(rq, c) : rest_reply_405(c, "GET, HEAD");
+    if (strcmp(url, "/v1/metadata") == 0)
+        return get ? probe_metadata(rq, c) : rest_reply_405(c, "GET, HEAD");
+    if (fault_active("unknown-route-200")) return rest_reply_json(c, 200, json_object());
+    return rest_reply_error(c, 404, "no such route");
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
+                                  const char *method, const char *version, const char *upload_data,
+                                  size_t *upload_size, void **con_cls)
+{
+    (void)version;
+    struct rest_server *srv = cls;
+    struct rest_request *rq = *con_cls;
+    if (!rq) {
+        rq = calloc(1, sizeof(*rq));
+        if (!rq) return MHD_NO;
+        rq->st = srv->st;
+        rq->file.fd = -1;
+        rq->file.dir_fd = -1;
+        *con_cls = rq;
+        if (fault_active("serialize-requests")) {
+            pthread_once(&serial_once, serial_init);
+            while (sem_wait(&serial_lock) != 0 && errno == EINTR)
+                ;
+            rq->serialized = true;
+        }
+    }
+    if (rq->responded) {
+        *upload_size = 0; /* the answer is out: drop any remaining body */
+        return MHD_YES;
+    }
+    return route(rq, c, url, method, upload_data, upload_size);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
+                         enum MHD_RequestTerminationCode toe)
+{
+    (void)cls;
+    (void)c;
+    (void)toe;
+    struct rest_request *rq = *con_cls;
+    if (!rq) return;
+    files_put_cleanup(rq); /* removes the temporary file of an unfinished upload */
+    free(rq->path);
+    if (rq->serialized) sem_post(&serial_lock);
+    free(rq);
+    *con_cls = NULL;
+}
+
+static int open_listener(const char *host, int port, int *bound, char *err, size_t errlen)
+{
+    char portstr[16];
+    snprintf(portstr, sizeof(portstr), "%d", port);
+    struct addrinfo hints, *res = NULL;
+    memset(&hints, 0, sizeof(hints));
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+    int gai = getaddrinfo(host && *host ? host : NULL, portstr, &hints, &res);
+    if (gai != 0) {
+        snprintf(err, errlen, "cannot resolve listen host '%s': %s", host, gai_strerror(gai));
+        return -1;
+    }
+    int fd = -1, e = 0;
+    for (struct addrinfo *ai = res; ai; ai = ai->ai_next) {
+        fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
+        if (fd < 0) {
+            e = errno;
+            continue;
+        }
+        int one = 1, zero = 0;
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+        if (ai->ai_family == AF_INET6)
+            setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
+        if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 && listen(fd, SOMAXCONN) == 0) break;
+        e = errno;
+        close(fd);
+        fd = -1;
+    }
+    freeaddrinfo(res);
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot listen on %s:%d: %s", host, port, strerror(e));
+        return -1;
+    }
+    struct sockaddr_storage ss;
+    socklen_t sl = sizeof(ss);
+    if (getsockname(fd, (struct sockaddr *)&ss, &sl) == 0)
+        *bound = ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
+                                                : ((struct sockaddr_in *)&ss)->sin_port);
+    return fd;
+}
+
+/* One descriptor per connection plus a few per request: use what the
+ * hard limit allows. */
+static void raise_fd_limit(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
+}
+
+struct rest_server *rest_server_start(struct daemon_state *st, char *err, size_t errlen)
+{
+    const struct daemon_config *cfg = st->cfg;
+    struct rest_server *srv = calloc(1, sizeof(*srv));
+    if (!srv) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    srv->st = st;
+    raise_fd_limit();
+    int bound = cfg->rest_port;
+    srv->listen_fd = open_listener(cfg->listen_host, cfg->rest_port, &bound, err, errlen);
+    if (srv->listen_fd < 0) {
+        free(srv);
+        return NULL;
+    }
+    unsigned timeout_s = (unsigned)((cfg->http_idle_timeout_ms + 999) / 1000);
+    if (timeout_s == 0) timeout_s = 1;
+
+    /* The server's threads inherit this mask: a peer that goes away makes
+     * send/sendfile fail with EPIPE instead of killing the daemon, without
+     * changing SIGPIPE's disposition for the processes the daemon starts. */
+    sigset_t block, old;
+    sigemptyset(&block);
+    sigaddset(&block, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &block, &old);
+    srv->mhd = MHD_start_daemon(
+        MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL, 0, NULL,
+        NULL, on_request, srv, MHD_OPTION_LISTEN_SOCKET, srv->listen_fd,
+        MHD_OPTION_CONNECTION_TIMEOUT, timeout_s, MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv,
+        MHD_OPTION_UNESCAPE_CALLBACK, keep_escaped, NULL, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+        (size_t)CONNECTION_MEMORY, MHD_OPTION_END);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (!srv->mhd) {
+        snprintf(err, errlen, "cannot start the HTTP server on port %d", bound);
+        close(srv->listen_fd);
+        free(srv);
+        return NULL;
+    }
+    st->bound_rest_port = bound;
+    return srv;
+}
+
+void rest_server_stop(struct rest_server *srv)
+{
+    if (!srv) return;
+    MHD_stop_daemon(srv->mhd);
+    close(srv->listen_fd);
+    free(srv);
+}
