@@ -1,0 +1,23 @@
+#ifndef SBX_PROCESS_ENV_H
+#define SBX_PROCESS_ENV_H
+/* The child's environment: the daemon's own environment with the request's
+ * env_vars laid over it (P3: on a name clash the request wins). */
+#include <stddef.h>
+
+enum env_merge {
+    ENV_MERGE_REQUEST_WINS, /* the contract's behaviour */
+    ENV_MERGE_DAEMON_WINS,  /* fault injection: env-no-override */
+    ENV_MERGE_REPLACE,      /* fault injection: env-replace (request vars only) */
+};
+
+struct env_var {
+    const char *key;
+    const char *value;
+};
+
+/* Returns a NULL-terminated "KEY=VALUE" array in one allocation (release it
+ * with free()), or NULL when out of memory. Within `vars`, a later entry with
+ * the same key wins, as in a protobuf map. */
+char **env_build(char *const *base, const struct env_var *vars, size_t nvars, enum env_merge mode);
+
+#endif

@@ -1,0 +1,808 @@
+/* Managed processes on the loop (see proc.h).
+ *
+ * Record life cycle: spawned -> exited (pidfd readable; status read with
+ * WNOWAIT, the zombie is kept) -> finished (every output fd at EOF, or the
+ * drain bound passed) -> released (owner done, no SIGKILL pending: reaped,
+ * handles closed) -> freed (last handle close callback). */
+#include "proc.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/pidfd.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "intmap.h"
+
+struct stdin_req {
+    struct stdin_req *next;
+    proc_stdin_cb cb;
+    void *user;
+    size_t len, off;
+    bool close_after; /* pipe EOF: close the write end once reached */
+    bool hang_up;     /* PTY hang-up (fault injection) */
+    uint8_t data[];
+};
+
+struct proc {
+    struct proc_manager *m;
+    struct proc *prev, *next; /* the manager's list of live records */
+    const struct proc_callbacks *cb;
+    void *user;
+
+    pid_t pid;
+    int pidfd;
+    int32_t id;
+    bool pty, own_group;
+    int fd_in, fd_out, fd_err; /* fd_in == fd_out on a PTY */
+
+    uv_poll_t poll_pid, poll_out, poll_err, poll_in;
+    bool has_poll_out, has_poll_err, has_poll_in;
+    uv_timer_t drain_timer, kill_timer;
+    int handles; /* initialised handles not yet closed */
+
+    bool exited, finished, detached, released, paused, kill_pending, stdin_closed;
+    int exit_code;
+    uint8_t last_input; /* last byte queued for a PTY, for EOF at line start */
+
+    struct stdin_req *wq_head, *wq_tail;
+    size_t wq_bytes;
+};
+
+struct proc_manager {
+    uv_loop_t *loop;
+    struct intmap by_id;  /* registered process ids */
+    struct intmap by_pid; /* every unreleased child, for the orphan reaper */
+    struct proc *live;
+    size_t nlive;
+    int32_t next_id;
+    uint8_t *readbuf;
+    size_t read_size;
+    uint64_t drain_ms;
+    size_t stdin_limit;
+    bool single_id;
+    bool adopting;
+    uv_signal_t sigchld;
+    void (*on_empty)(void *);
+    void *on_empty_user;
+};
+
+/* ---- helpers ---------------------------------------------------------- */
+
+static void on_handle_closed(uv_handle_t *h)
+{
+    struct proc *p = h->data;
+    if (--p->handles == 0) free(p);
+}
+
+static void close_handle(struct proc *p, uv_handle_t *h)
+{
+    if (!uv_is_closing(h)) uv_close(h, on_handle_closed);
+    (void)p;
+}
+
+static void update_polls(struct proc *p);
+static void on_out_event(uv_poll_t *h, int status, int events);
+static void on_err_event(uv_poll_t *h, int status, int events);
+static void on_in_event(uv_poll_t *h, int status, int events);
+static void maybe_finish(struct proc *p);
+static void maybe_release(struct proc *p);
+
+static void complete_req(struct proc *p, struct stdin_req *r, int err)
+{
+    p->wq_bytes -= r->len;
+    if (r->cb) r->cb(p, err, r->user);
+    free(r);
+}
+
+/* Fails every queued stdin write (the process is gone or stdin broke). */
+static void fail_stdin_queue(struct proc *p, int err)
+{
+    while (p->wq_head) {
+        struct stdin_req *r = p->wq_head;
+        p->wq_head = r->next;
+        if (!p->wq_head) p->wq_tail = NULL;
+        complete_req(p, r, err);
+    }
+}
+
+/* On a PTY stdin is the master, which lives as long as the output side. */
+static void close_stdin_fd(struct proc *p)
+{
+    if (p->pty || p->fd_in < 0) return;
+    if (p->has_poll_in) {
+        uv_poll_stop(&p->poll_in);
+        close_handle(p, (uv_handle_t *)&p->poll_in);
+        p->has_poll_in = false;
+    }
+    close(p->fd_in);
+    p->fd_in = -1;
+}
+
+static void close_output(struct proc *p, enum proc_stream s)
+{
+    int *fd = s == PROC_STDOUT ? &p->fd_out : &p->fd_err;
+    uv_poll_t *poll = s == PROC_STDOUT ? &p->poll_out : &p->poll_err;
+    bool *has = s == PROC_STDOUT ? &p->has_poll_out : &p->has_poll_err;
+    if (*fd < 0) return;
+    if (*has) {
+        uv_poll_stop(poll);
+        close_handle(p, (uv_handle_t *)poll);
+        *has = false;
+    }
+    close(*fd);
+    if (p->pty && s == PROC_STDOUT) {
+        /* The master is gone, and with it the terminal's input side. */
+        p->fd_in = -1;
+        p->stdin_closed = true;
+        fail_stdin_queue(p, EPIPE);
+    }
+    *fd = -1;
+}
+
+/* ---- output ----------------------------------------------------------- */
+
+static void read_output(struct proc *p, enum proc_stream s)
+{
+    int *fd = s == PROC_STDOUT ? &p->fd_out : &p->fd_err;
+    /* Bounded per wake-up so one busy child cannot starve the others. */
+    for (int i = 0; i < 16 && *fd >= 0 && !p->paused; i++) {
+        ssize_t n = read(*fd, p->m->readbuf, p->m->read_size);
+        if (n > 0) {
+            if (!p->detached && p->cb->output)
+                p->cb->output(p, s, p->m->readbuf, (size_t)n, p->user);
+            if ((size_t)n < p->m->read_size && !p->pty) break;
+            continue;
+        }
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && errno == EAGAIN) break;
+        /* 0 = every writer closed; EIO = the PTY's slave side is gone. */
+        close_output(p, s);
+        maybe_finish(p);
+        return;
+    }
+    update_polls(p);
+}
+
+/* ---- stdin ------------------------------------------------------------ */
+
+static void flush_stdin(struct proc *p)
+{
+    while (p->wq_head) {
+        struct stdin_req *r = p->wq_head;
+        if (r->hang_up) {
+            p->wq_head = r->next;
+            if (!p->wq_head) p->wq_tail = NULL;
+            complete_req(p, r, 0);
+            close_output(p, PROC_STDOUT);
+            maybe_finish(p);
+            return;
+        }
+        if (p->fd_in < 0) {
+            fail_stdin_queue(p, EPIPE);
+            break;
+        }
+        while (r->off < r->len) {
+            ssize_t n = write(p->fd_in, r->data + r->off, r->len - r->off);
+            if (n > 0) {
+                r->off += (size_t)n;
+                continue;
+            }
+            if (n < 0 && errno == EINTR) continue;
+            if (n < 0 && errno == EAGAIN) {
+                update_polls(p);
+                return;
+            }
+            int e = n < 0 ? errno : EIO;
+            /* The reader is gone: no later write can succeed. */
+            p->stdin_closed = true;
+            close_stdin_fd(p);
+            fail_stdin_queue(p, e);
+            update_polls(p);
+            return;
+        }
+        p->wq_head = r->next;
+        if (!p->wq_head) p->wq_tail = NULL;
+        if (r->close_after) close_stdin_fd(p);
+        complete_req(p, r, 0);
+    }
+    update_polls(p);
+}
+
+static struct stdin_req *new_req(const uint8_t *data, size_t len, bool close_after, bool hang_up,
+                                 proc_stdin_cb cb, void *user)
+{
+    struct stdin_req *r = malloc(sizeof(*r) + len);
+    if (!r) return NULL;
+    r->next = NULL;
+    r->cb = cb;
+    r->user = user;
+    r->len = len;
+    r->off = 0;
+    r->close_after = close_after;
+    r->hang_up = hang_up;
+    if (len) memcpy(r->data, data, len);
+    return r;
+}
+
+static int enqueue(struct proc *p, const uint8_t *data, size_t len, bool close_after, bool hang_up,
+                   proc_stdin_cb cb, void *user)
+{
+    if (p->stdin_closed || p->finished || p->released || p->fd_in < 0) return -EPIPE;
+    if (len > p->m->stdin_limit || p->wq_bytes > p->m->stdin_limit - len) return -ENOBUFS;
+    if (p->pty && len) p->last_input = data[len - 1];
+    if (close_after || hang_up) p->stdin_closed = true;
+
+    size_t off = 0;
+    if (!p->wq_head) {
+        /* Nothing queued: write at once and report completion directly. */
+        if (hang_up) {
+            close_output(p, PROC_STDOUT);
+            maybe_finish(p);
+            return 1;
+        }
+        while (off < len) {
+            ssize_t n = write(p->fd_in, data + off, len - off);
+            if (n > 0) {
+                off += (size_t)n;
+            } else if (n < 0 && errno == EINTR) {
+                continue;
+            } else if (n < 0 && errno == EAGAIN) {
+                break;
+            } else {
+                int e = n < 0 ? errno : EIO;
+                p->stdin_closed = true;
+                close_stdin_fd(p);
+                return -e;
+            }
+        }
+        if (off == len) {
+            if (close_after) close_stdin_fd(p);
+            return 1;
+        }
+    }
+    struct stdin_req *r = new_req(data, len, close_after, hang_up, cb, user);
+    if (!r) return -ENOMEM;
+    r->off = off;
+    p->wq_bytes += len;
+    if (p->wq_tail)
+        p->wq_tail->next = r;
+    else
+        p->wq_head = r;
+    p->wq_tail = r;
+    update_polls(p);
+    return 0;
+}
+
+int proc_write_stdin(struct proc *p, const void *data, size_t len, proc_stdin_cb cb, void *user)
+{
+    return enqueue(p, (const uint8_t *)data, len, false, false, cb, user);
+}
+
+int proc_close_stdin(struct proc *p, bool hang_up, proc_stdin_cb cb, void *user)
+{
+    if (!p->pty) return enqueue(p, NULL, 0, true, false, cb, user);
+    if (hang_up) return enqueue(p, NULL, 0, false, true, cb, user);
+    /* End-of-file through the line discipline: VEOF at the start of a line;
+     * mid-line the first VEOF only pushes the partial line to the reader. */
+    uint8_t veof = 4;
+    struct termios t;
+    if (p->fd_in >= 0 && tcgetattr(p->fd_in, &t) == 0 && t.c_cc[VEOF] != _POSIX_VDISABLE)
+        veof = t.c_cc[VEOF];
+    uint8_t seq[2] = {veof, veof};
+    bool line_start = p->last_input == 0 || p->last_input == '\n' || p->last_input == '\r';
+    int rc = enqueue(p, seq, line_start ? 1 : 2, false, false, cb, user);
+    if (rc >= 0) p->last_input = '\n';
+    return rc;
+}
+
+/* ---- polling ------------------------------------------------------------ */
+
+static void set_poll(struct proc *p, uv_poll_t *h, bool *has, int fd, int events, uv_poll_cb cb)
+{
+    if (fd < 0) return;
+    if (!*has) {
+        if (!events) return;
+        if (uv_poll_init(p->m->loop, h, fd) != 0) return;
+        h->data = p;
+        p->handles++;
+        *has = true;
+    }
+    if (events)
+        uv_poll_start(h, events, cb);
+    else
+        uv_poll_stop(h);
+}
+
+static void update_polls(struct proc *p)
+{
+    if (p->released) return;
+    int rd = p->paused ? 0 : UV_READABLE;
+    int out_ev = rd | (p->pty && p->wq_head ? UV_WRITABLE : 0);
+    set_poll(p, &p->poll_out, &p->has_poll_out, p->fd_out, out_ev, on_out_event);
+    set_poll(p, &p->poll_err, &p->has_poll_err, p->fd_err, rd, on_err_event);
+    if (!p->pty)
+        set_poll(p, &p->poll_in, &p->has_poll_in, p->fd_in, p->wq_head ? UV_WRITABLE : 0,
+                 on_in_event);
+}
+
+static void on_out_event(uv_poll_t *h, int status, int events)
+{
+    struct proc *p = h->data;
+    if (status < 0) {
+        close_output(p, PROC_STDOUT);
+        maybe_finish(p);
+        return;
+    }
+    if (events & UV_WRITABLE) flush_stdin(p);
+    if ((events & UV_READABLE) && p->fd_out >= 0) read_output(p, PROC_STDOUT);
+}
+
+static void on_err_event(uv_poll_t *h, int status, int events)
+{
+    struct proc *p = h->data;
+    (void)events;
+    if (status < 0) {
+        close_output(p, PROC_STDERR);
+        maybe_finish(p);
+        return;
+    }
+    read_output(p, PROC_STDERR);
+}
+
+static void on_in_event(uv_poll_t *h, int status, int events)
+{
+    struct proc *p = h->data;
+    (void)events;
+    if (status < 0) {
+        p->stdin_closed = true;
+        close_stdin_fd(p);
+        fail_stdin_queue(p, EPIPE);
+        return;
+    }
+    flush_stdin(p);
+}
+
+/* ---- exit, drain, finish ------------------------------------------------ */
+
+static void finish(struct proc *p)
+{
+    if (p->finished) return;
+    p->finished = true;
+    uv_timer_stop(&p->drain_timer);
+    close_output(p, PROC_STDOUT);
+    close_output(p, PROC_STDERR);
+    p->stdin_closed = true;
+    close_stdin_fd(p);
+    fail_stdin_queue(p, EPIPE);
+    if (!p->detached && p->cb->finished)
+        p->cb->finished(p, p->exit_code, p->user);
+    else
+        maybe_release(p);
+}
+
+static void maybe_finish(struct proc *p)
+{
+    if (p->exited && p->fd_out < 0 && p->fd_err < 0) finish(p);
+}
+
+static void on_drain_timeout(uv_timer_t *t)
+{
+    struct proc *p = t->data;
+    /* Output held back by a slow reader is not a descendant's open pipe:
+     * keep waiting while the owner has reading paused. */
+    if (p->paused && !p->detached) {
+        uv_timer_start(&p->drain_timer, on_drain_timeout, p->m->drain_ms, 0);
+        return;
+    }
+    close_output(p, PROC_STDOUT);
+    close_output(p, PROC_STDERR);
+    maybe_finish(p);
+}
+
+static void on_pidfd(uv_poll_t *h, int status, int events)
+{
+    struct proc *p = h->data;
+    (void)events;
+    siginfo_t si;
+    memset(&si, 0, sizeof(si));
+    int rc = waitid((idtype_t)P_PIDFD, (id_t)p->pidfd, &si, WEXITED | WNOHANG | WNOWAIT);
+    if (rc == 0 && si.si_pid == 0 && status == 0) return; /* not exited yet */
+    uv_poll_stop(h);
+    p->exited = true;
+    if (rc == 0 && si.si_pid != 0 && si.si_code == CLD_EXITED)
+        p->exit_code = si.si_status & 0xff;
+    else
+        p->exit_code = -1;
+    if (p->fd_out < 0 && p->fd_err < 0)
+        finish(p);
+    else
+        uv_timer_start(&p->drain_timer, on_drain_timeout, p->m->drain_ms, 0);
+}
+
+/* ---- signals ------------------------------------------------------------ */
+
+int proc_signal_leader(struct proc *p, int sig)
+{
+    if (p->released) return -ESRCH;
+    return pidfd_send_signal(p->pidfd, sig, NULL, 0) == 0 ? 0 : -errno;
+}
+
+int proc_signal_group(struct proc *p, int sig)
+{
+    if (p->released) return -ESRCH;
+    if (!p->own_group && !p->pty) return proc_signal_leader(p, sig);
+    /* The leader is not reaped before release, so its pgid is still ours. */
+    return kill(-p->pid, sig) == 0 ? 0 : -errno;
+}
+
+static void on_kill_timeout(uv_timer_t *t)
+{
+    struct proc *p = t->data;
+    p->kill_pending = false;
+    proc_signal_group(p, SIGKILL);
+    maybe_release(p);
+}
+
+void proc_terminate(struct proc *p, uint64_t grace_ms)
+{
+    if (p->released) return;
+    if (grace_ms == 0) {
+        proc_signal_group(p, SIGKILL);
+        return;
+    }
+    proc_signal_group(p, SIGTERM);
+    if (!p->kill_pending) {
+        p->kill_pending = true;
+        uv_timer_start(&p->kill_timer, on_kill_timeout, grace_ms, 0);
+    }
+}
+
+/* ---- registry ----------------------------------------------------------- */
+
+int32_t proc_register(struct proc *p)
+{
+    struct proc_manager *m = p->m;
+    if (p->id) return p->id;
+    int32_t id = 1;
+    if (!m->single_id) {
+        /* Next free positive id; wraps and skips ids still in use. */
+        for (;;) {
+            id = m->next_id;
+            m->next_id = m->next_id == INT32_MAX ? 1 : m->next_id + 1;
+            if (!intmap_get(&m->by_id, id)) break;
+        }
+    }
+    if (intmap_put(&m->by_id, id, p) < 0) return -1;
+    p->id = id;
+    return id;
+}
+
+void proc_unregister(struct proc *p)
+{
+    if (!p->id) return;
+    if (intmap_get(&p->m->by_id, p->id) == p) intmap_del(&p->m->by_id, p->id);
+    p->id = 0;
+}
+
+struct proc *proc_lookup(struct proc_manager *m, int32_t id)
+{
+    if (id <= 0) return NULL;
+    return intmap_get(&m->by_id, id);
+}
+
+int32_t proc_id(const struct proc *p)
+{
+    return p->id;
+}
+pid_t proc_pid(const struct proc *p)
+{
+    return p->pid;
+}
+bool proc_has_pty(const struct proc *p)
+{
+    return p->pty;
+}
+bool proc_has_exited(const struct proc *p)
+{
+    return p->exited;
+}
+
+/* ---- ownership ------------------------------------------------------------ */
+
+void proc_pause_output(struct proc *p, bool paused)
+{
+    if (p->paused == paused) return;
+    p->paused = paused;
+    update_polls(p);
+}
+
+int proc_resize(struct proc *p, uint16_t cols, uint16_t rows)
+{
+    if (!p->pty) return -ENOTTY;
+    if (p->fd_out < 0) return -EIO;
+    struct winsize ws = {.ws_row = rows, .ws_col = cols};
+    return ioctl(p->fd_out, TIOCSWINSZ, &ws) == 0 ? 0 : -errno;
+}
+
+int proc_get_size(struct proc *p, uint16_t *cols, uint16_t *rows)
+{
+    if (!p->pty) return -ENOTTY;
+    if (p->fd_out < 0) return -EIO;
+    struct winsize ws;
+    if (ioctl(p->fd_out, TIOCGWINSZ, &ws) != 0) return -errno;
+    *cols = ws.ws_col;
+    *rows = ws.ws_row;
+    return 0;
+}
+
+static void unlink_live(struct proc *p)
+{
+    struct proc_manager *m = p->m;
+    if (p->prev)
+        p->prev->next = p->next;
+    else
+        m->live = p->next;
+    if (p->next) p->next->prev = p->prev;
+    p->prev = p->next = NULL;
+    m->nlive--;
+    if (m->nlive == 0 && m->on_empty) m->on_empty(m->on_empty_user);
+}
+
+static void release_now(struct proc *p)
+{
+    proc_unregister(p);
+    intmap_del(&p->m->by_pid, p->pid);
+    /* Reap the zombie leader: only now may its PID and pgid be reused. */
+    if (p->pidfd >= 0) {
+        siginfo_t si;
+        memset(&si, 0, sizeof(si));
+        if (waitid((idtype_t)P_PIDFD, (id_t)p->pidfd, &si, WEXITED | WNOHANG) != 0 ||
+            si.si_pid == 0) {
+            /* Still running (manager close): end it, then wait. */
+            proc_signal_group(p, SIGKILL);
+            waitid((idtype_t)P_PIDFD, (id_t)p->pidfd, &si, WEXITED);
+        }
+        close(p->pidfd);
+        p->pidfd = -1;
+    }
+    p->released = true;
+    close_output(p, PROC_STDOUT);
+    close_output(p, PROC_STDERR);
+    close_stdin_fd(p);
+    uv_poll_stop(&p->poll_pid);
+    close_handle(p, (uv_handle_t *)&p->poll_pid);
+    uv_timer_stop(&p->drain_timer);
+    uv_timer_stop(&p->kill_timer);
+    close_handle(p, (uv_handle_t *)&p->drain_timer);
+    close_handle(p, (uv_handle_t *)&p->kill_timer);
+    unlink_live(p);
+}
+
+static void maybe_release(struct proc *p)
+{
+    if (p->released || !p->finished || !p->detached || p->kill_pending) return;
+    release_now(p);
+}
+
+void proc_detach(struct proc *p)
+{
+    p->detached = true;
+    /* Nobody reads any more: drain and discard so the child never blocks. */
+    proc_pause_output(p, false);
+    maybe_release(p);
+}
+
+void proc_release(struct proc *p)
+{
+    proc_detach(p);
+}
+
+/* ---- spawning ------------------------------------------------------------- */
+
+int proc_spawn(struct proc_manager *m, const struct spawn_opts *opts,
+               const struct proc_callbacks *cb, void *user, struct proc **out)
+{
+    struct proc *p = calloc(1, sizeof(*p));
+    if (!p) return ENOMEM;
+    struct spawn_result r;
+    int e = spawn_process(opts, &r);
+    if (e) {
+        free(p);
+        return e;
+    }
+    p->m = m;
+    p->cb = cb;
+    p->user = user;
+    p->pid = r.pid;
+    p->pidfd = r.pidfd;
+    p->pty = opts->pty;
+    p->own_group = opts->own_group;
+    p->fd_in = r.stdin_fd;
+    p->fd_out = r.stdout_fd;
+    p->fd_err = r.stderr_fd;
+    /* The caller's intent for stdin is "none" when it is /dev/null. */
+    if (!opts->pty && opts->stdin_mode == SPAWN_STDIN_NULL) p->stdin_closed = true;
+
+    if (intmap_put(&m->by_pid, p->pid, p) < 0) {
+        /* Without the PID index the orphan reaper could steal the child. */
+        pidfd_send_signal(r.pidfd, SIGKILL, NULL, 0);
+        siginfo_t si;
+        waitid((idtype_t)P_PIDFD, (id_t)r.pidfd, &si, WEXITED);
+        spawn_result_close(&r);
+        free(p);
+        return ENOMEM;
+    }
+    uv_poll_init(m->loop, &p->poll_pid, p->pidfd);
+    uv_timer_init(m->loop, &p->drain_timer);
+    uv_timer_init(m->loop, &p->kill_timer);
+    p->poll_pid.data = p->drain_timer.data = p->kill_timer.data = p;
+    p->handles = 3;
+    uv_poll_start(&p->poll_pid, UV_READABLE, on_pidfd);
+    p->next = m->live;
+    if (m->live) m->live->prev = p;
+    m->live = p;
+    m->nlive++;
+    update_polls(p);
+    *out = p;
+    return 0;
+}
+
+/* ---- manager ------------------------------------------------------------- */
+
+struct proc_manager *proc_manager_new(uv_loop_t *loop, const struct proc_manager_opts *opts)
+{
+    struct proc_manager *m = calloc(1, sizeof(*m));
+    if (!m) return NULL;
+    m->loop = loop;
+    m->read_size = opts && opts->read_size ? opts->read_size : 64 * 1024;
+    m->drain_ms = opts && opts->drain_ms ? opts->drain_ms : 5000;
+    m->stdin_limit = opts && opts->stdin_limit ? opts->stdin_limit : 8u << 20;
+    m->single_id = opts && opts->single_id;
+    m->next_id = 1;
+    intmap_init(&m->by_id);
+    intmap_init(&m->by_pid);
+    m->readbuf = malloc(m->read_size);
+    if (!m->readbuf) {
+        free(m);
+        return NULL;
+    }
+    return m;
+}
+
+/* Children of the daemon's main thread (orphans are re-parented to the
+ * thread that spawned their ancestor, which is the loop's thread). Fills
+ * pids, returns the count or -1 when /proc cannot tell. */
+static int list_children(pid_t *pids, int cap)
+{
+    char path[64];
+    snprintf(path, sizeof(path), "/proc/self/task/%ld/children", (long)gettid());
+    FILE *f = fopen(path, "re");
+    if (!f) return -1;
+    int n = 0;
+    long v;
+    while (n < cap && fscanf(f, "%ld", &v) == 1)
+        pids[n++] = (pid_t)v;
+    fclose(f);
+    return n;
+}
+
+static void reap_orphans(struct proc_manager *m)
+{
+    pid_t pids[256];
+    int n = list_children(pids, 256);
+    if (n < 0) {
+        /* No /proc: reap whatever zombie is not ours, one at a time. */
+        for (int i = 0; i < 4096; i++) {
+            siginfo_t si;
+            memset(&si, 0, sizeof(si));
+            if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) != 0 || si.si_pid == 0) return;
+            if (intmap_get(&m->by_pid, si.si_pid)) return;
+            waitpid(si.si_pid, NULL, WNOHANG);
+        }
+        return;
+    }
+    for (int i = 0; i < n; i++) {
+        if (intmap_get(&m->by_pid, pids[i])) continue;
+        siginfo_t si;
+        waitid(P_PID, (id_t)pids[i], &si, WEXITED | WNOHANG);
+    }
+}
+
+static void on_sigchld(uv_signal_t *h, int sig)
+{
+    (void)sig;
+    reap_orphans(h->data);
+}
+
+int proc_manager_adopt_orphans(struct proc_manager *m)
+{
+    if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) return -errno;
+    int rc = uv_signal_init(m->loop, &m->sigchld);
+    if (rc) return rc;
+    m->sigchld.data = m;
+    m->adopting = true;
+    rc = uv_signal_start(&m->sigchld, on_sigchld, SIGCHLD);
+    if (rc) return rc;
+    reap_orphans(m);
+    return 0;
+}
+
+size_t proc_manager_live(const struct proc_manager *m)
+{
+    return m->nlive;
+}
+
+void proc_manager_on_empty(struct proc_manager *m, void (*fn)(void *user), void *user)
+{
+    m->on_empty = fn;
+    m->on_empty_user = user;
+}
+
+void proc_manager_terminate_all(struct proc_manager *m, uint64_t grace_ms)
+{
+    for (struct proc *p = m->live; p; p = p->next)
+        proc_terminate(p, grace_ms);
+}
+
+void proc_manager_kill_all(struct proc_manager *m)
+{
+    for (struct proc *p = m->live; p; p = p->next)
+        proc_signal_group(p, SIGKILL);
+    /* Once a leader has died its other descendants are re-parented to the
+     * daemon (the subreaper); wait for that, keeping the zombies. */
+    for (struct proc *p = m->live; p; p = p->next) {
+        siginfo_t si;
+        if (p->pidfd >= 0) waitid((idtype_t)P_PIDFD, (id_t)p->pidfd, &si, WEXITED | WNOWAIT);
+    }
+    /* Orphans the daemon adopted, in whatever group they made for
+     * themselves. A bounded number of rounds: a child may fork meanwhile. */
+    for (int round = 0; round < 16; round++) {
+        pid_t pids[256];
+        int n = list_children(pids, 256);
+        int others = 0;
+        for (int i = 0; i < n; i++) {
+            if (intmap_get(&m->by_pid, pids[i])) continue;
+            others++;
+            kill(pids[i], SIGKILL);
+            waitpid(pids[i], NULL, 0);
+        }
+        if (n <= 0 || others == 0) break;
+    }
+}
+
+static void free_manager(uv_handle_t *h)
+{
+    free(h->data);
+}
+
+void proc_manager_close(struct proc_manager *m)
+{
+    m->on_empty = NULL;
+    while (m->live) {
+        struct proc *p = m->live;
+        p->detached = true;
+        p->finished = true;
+        p->kill_pending = false;
+        fail_stdin_queue(p, EPIPE);
+        release_now(p);
+    }
+    intmap_free(&m->by_id);
+    intmap_free(&m->by_pid);
+    free(m->readbuf);
+    m->readbuf = NULL;
+    if (m->adopting) {
+        uv_signal_stop(&m->sigchld);
+        uv_close((uv_handle_t *)&m->sigchld, free_manager);
+    } else {
+        free(m);
+    }
+}
