@@ -9,13 +9,13 @@
 struct case_ctx;
 
 struct http_request {
-    const char *method;           /* "GET", "HEAD", "PUT", "DELETE", ... */
-    const char *target;           /* raw request-target, e.g. "/v1/files/a%20b?mode=0644" */
-    const void *body;             /* request body (may be NULL) */
+    const char *method; /* "GET", "HEAD", "PUT", "DELETE", ... */
+    const char *target; /* raw request-target, e.g. "/v1/files/a%20b?mode=0644" */
+    const void *body;   /* request body (may be NULL) */
     size_t body_len;
-    const char *const *headers;   /* NULL-terminated "Name: value" list, or NULL */
-    long timeout_ms;              /* whole request; 0 = 30 s */
-    size_t max_body;              /* keep at most this many body bytes; 0 = 16 MiB */
+    const char *const *headers; /* NULL-terminated "Name: value" list, or NULL */
+    long timeout_ms;            /* whole request; 0 = 30 s */
+    size_t max_body;            /* keep at most this many body bytes; 0 = 16 MiB */
     /* Optional streaming upload (instead of body): curl-style read callback
      * and the total size (-1 = chunked). */
     size_t (*read_cb)(char *buf, size_t size, size_t nitems, void *ud);
@@ -28,15 +28,15 @@ struct http_request {
 };
 
 struct http_response {
-    long status;             /* 0 when no response arrived */
-    char *body;              /* NUL-terminated copy (binary-safe via body_len) */
+    long status; /* 0 when no response arrived */
+    char *body;  /* NUL-terminated copy (binary-safe via body_len) */
     size_t body_len;
-    bool body_truncated;     /* more bytes arrived than max_body */
-    char *content_type;      /* NULL if absent */
+    bool body_truncated;      /* more bytes arrived than max_body */
+    char *content_type;       /* NULL if absent */
     long long content_length; /* -1 if absent */
-    char *raw_headers;       /* the whole header block of the final response */
-    double seconds;          /* total time */
-    char error[256];         /* transport error text when status == 0 */
+    char *raw_headers;        /* the whole header block of the final response */
+    double seconds;           /* total time */
+    char error[256];          /* transport error text when status == 0 */
 };
 
 /* Performs one request against the case's REST endpoint. Returns 0 when a

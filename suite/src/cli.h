@@ -1,0 +1,46 @@
+#ifndef SBX_CLI_H
+#define SBX_CLI_H
+/* The command line of sandboxd-conformance. */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define CLI_MAX_ENV 32
+
+struct cli_opts {
+    /* target */
+    const char *grpc, *rest;
+    const char *launch;         /* command template */
+    const char *launch_bundled; /* path of sandboxd-ref */
+    const char *launch_env[CLI_MAX_ENV + 1];
+    unsigned startup_timeout_s;
+    /* catalog */
+    bool list;
+    const char *explain;
+    /* selection */
+    const char *focus, *skip, *tags;
+    bool core_only;
+    bool transport;
+    const char *rerun_failed;
+    /* running */
+    unsigned jobs;
+    bool seed_set;
+    uint64_t seed;
+    double timeout_scale;
+    const char *baseline;
+    /* reports */
+    const char *json, *junit, *tap, *markdown, *html, *bundle, *log;
+    int color; /* -1 auto, 0 never, 1 always */
+    bool quiet;
+    /* verdict */
+    bool require_complete;
+    /* meta */
+    bool help, version;
+};
+
+/* Parses argv. 0 on success; -1 on a usage error (message written to err). */
+int cli_parse(struct cli_opts *o, int argc, char **argv, char *err, size_t err_len);
+
+void cli_print_help(FILE *f);
+
+#endif

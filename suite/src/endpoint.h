@@ -1,0 +1,22 @@
+#ifndef SBX_ENDPOINT_H
+#define SBX_ENDPOINT_H
+/* Endpoint addresses and the up-front reachability check. */
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Validates "host:port", "[v6]:port" or "unix:/path"; 0 or -1 with err. */
+int endpoint_validate(const char *addr, char *err, size_t err_len);
+
+/* Opens a stream socket to addr within timeout_ms; fd or -1 with err. */
+int endpoint_connect(const char *addr, unsigned timeout_ms, char *err, size_t err_len);
+
+/* The gRPC endpoint accepts a connection and answers the HTTP/2 connection
+ * preface with a SETTINGS frame. 0 or -1 with err. */
+int endpoint_check_grpc(const char *addr, unsigned timeout_ms, char *err, size_t err_len);
+
+/* The REST endpoint answers GET /v1/health with any HTTP response; the
+ * status and body are returned (body malloc'd, may be NULL). 0 or -1. */
+int endpoint_check_rest(const char *addr, unsigned timeout_ms, long *status, char **body, char *err,
+                        size_t err_len);
+
+#endif

@@ -1,0 +1,32 @@
+#ifndef SBX_REPORT_H
+#define SBX_REPORT_H
+/* Reporters. Each writes one file from the run's results; 0 or -1 (errno). */
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "results.h"
+
+#define RESULTS_SCHEMA_VERSION 1
+
+/* The results document (reports/results-schema.json, version 1). */
+json_t *report_json_build(const struct run_results *res);
+int report_json_write(const struct run_results *res, const char *path);
+int report_junit_write(const struct run_results *res, const char *path);
+int report_tap_write(const struct run_results *res, const char *path);
+int report_markdown_write(const struct run_results *res, const char *path);
+int report_html_write(const struct run_results *res, const char *path);
+
+/* Per-clause roll-up used by JSON, Markdown and HTML. */
+struct clause_rollup {
+    unsigned cases, pass, fail, skip, expected_fail, not_run;
+    const char *status; /* "pass", "fail", "incomplete", "untested" */
+};
+void report_clause_rollup(const struct run_results *res, const char *clause_id,
+                          struct clause_rollup *out);
+
+/* Writes path atomically (temp file + rename) through a callback. */
+int report_write_file(const char *path, int (*fn)(FILE *f, const struct run_results *res),
+                      const struct run_results *res);
+
+#endif

@@ -1,0 +1,64 @@
+/* Helpers shared by the reporters. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "report.h"
+#include "text_util.h"
+
+void report_clause_rollup(const struct run_results *res, const char *clause_id,
+                          struct clause_rollup *out)
+{
+    memset(out, 0, sizeof *out);
+    for (size_t i = 0; i < res->count; i++) {
+        const struct case_result *r = &res->cases[i];
+        if (!text_list_has(r->def->clauses, clause_id)) continue;
+        out->cases++;
+        if (!r->selected || r->outcome == OUT_NOT_RUN)
+            out->not_run++;
+        else if (r->expected_fail)
+            out->expected_fail++;
+        else if (result_is_bad(r))
+            out->fail++;
+        else if (r->outcome == OUT_PASS)
+            out->pass++;
+        else
+            out->skip++;
+    }
+    if (out->cases == 0)
+        out->status = "untested";
+    else if (out->fail > 0)
+        out->status = "fail";
+    else if (out->pass == out->cases)
+        out->status = "pass";
+    else
+        out->status = "incomplete";
+}
+
+int report_write_file(const char *path, int (*fn)(FILE *f, const struct run_results *res),
+                      const struct run_results *res)
+{
+    size_t l = strlen(path) + 16;
+    char *tmp = malloc(l);
+    if (!tmp) return -1;
+    snprintf(tmp, l, "%s.tmp%ld", path, (long)getpid());
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        int e = errno;
+        free(tmp);
+        errno = e;
+        return -1;
+    }
+    int rc = fn(f, res);
+    if (fclose(f) != 0) rc = -1;
+    if (rc == 0 && rename(tmp, path) != 0) rc = -1;
+    if (rc != 0) {
+        int e = errno;
+        unlink(tmp);
+        errno = e;
+    }
+    free(tmp);
+    return rc;
+}

@@ -1,0 +1,193 @@
+/* HTML: a self-contained conformance report that reads like the contract's
+ * table of contents — clause groups, each clause with its level, text, and
+ * its cases with outcomes and failure details — headed by the verdict, the
+ * runtime's identity, the date and the suite version. No external assets. */
+#include <stdio.h>
+#include <string.h>
+
+#include "catalog.h"
+#include "clauses.h"
+#include "report.h"
+#include "text_util.h"
+
+static const char style[] =
+    "body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:70em;color:#222}"
+    "h1{font-size:1.6em;margin-bottom:.2em}h2{border-bottom:1px solid #ccc;padding-bottom:.2em}"
+    "table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ddd;padding:.25em "
+    ".6em;text-align:left;vertical-align:top}"
+    ".verdict{font-size:1.3em;padding:.4em .8em;display:inline-block;border-radius:.3em}"
+    ".full-conformant,.core-conformant{background:#d8f5d8}.not-conformant{background:#f9d6d6}"
+    ".incomplete{background:#fbefc8}"
+    ".pass{color:#17752a}.fail,.timeout,.error{color:#b3261e;font-weight:bold}"
+    ".skip,.not-run,.expected-fail{color:#8a6d00}.unexpected-pass{color:#1a55a8}"
+    ".untested{color:#777}.clause{margin:1em 0 .3em}.clause .id{font-weight:bold}"
+    ".lvl{font-size:.85em;border:1px solid #aaa;border-radius:.2em;padding:0 .3em}"
+    "pre{background:#f6f6f6;padding:.5em;white-space:pre-wrap;word-break:break-word;margin:.3em 0}"
+    "details{margin:.2em 0}";
+
+static void esc(FILE *f, const char *s)
+{
+    text_write_xml(f, s ? s : "");
+}
+
+static void case_row(FILE *f, const struct case_result *r)
+{
+    const char *st = result_status(r);
+    fputs("<tr><td><a id=\"", f);
+    esc(f, r->def->id);
+    fputs("\"></a>", f);
+    esc(f, r->def->id);
+    fputs("</td><td>", f);
+    esc(f, r->def->title);
+    fprintf(f, "</td><td>%s</td><td class=\"%s\">%s</td><td>", case_level_name(r->def->level), st,
+            st);
+    if (r->outcome != OUT_NOT_RUN) fprintf(f, "%.2f s", r->seconds);
+    fputs("</td></tr>\n", f);
+    bool detail = r->reason || r->n_failures || r->n_notes || r->in_baseline;
+    if (!detail) return;
+    fputs("<tr><td></td><td colspan=\"4\">", f);
+    if (r->reason) {
+        esc(f, r->reason);
+        fputs("<br/>", f);
+    }
+    if (r->in_baseline) {
+        fputs("Baseline: ", f);
+        esc(f, r->baseline_reason);
+        if (r->baseline_link) {
+            fputs(" <a href=\"", f);
+            esc(f, r->baseline_link);
+            fputs("\">", f);
+            esc(f, r->baseline_link);
+            fputs("</a>", f);
+        }
+        fputs("<br/>", f);
+    }
+    if (r->n_failures) {
+        fprintf(f, "<details%s><summary>%u failure%s</summary>", result_is_bad(r) ? " open" : "",
+                r->failures_total, r->failures_total == 1 ? "" : "s");
+        for (size_t i = 0; i < r->n_failures; i++) {
+            fputs("<pre>expected: ", f);
+            esc(f, r->failures[i].expected);
+            fputs("\nobserved: ", f);
+            esc(f, r->failures[i].observed);
+            if (r->failures[i].request) {
+                fputs("\nrequest:  ", f);
+                esc(f, r->failures[i].request);
+            }
+            fputs("</pre>", f);
+        }
+        fputs("</details>", f);
+    }
+    for (size_t i = 0; i < r->n_notes; i++) {
+        fputs("<div>note: ", f);
+        esc(f, r->notes[i]);
+        fputs("</div>", f);
+    }
+    fputs("</td></tr>\n", f);
+}
+
+static int write_html(FILE *f, const struct run_results *res)
+{
+    const struct verdict_info *v = &res->verdict;
+    const struct runtime_identity *ri = &res->runtime;
+    struct result_counts n;
+    results_count(res, &n);
+    fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"/>"
+          "<title>sandboxd conformance report</title><style>",
+          f);
+    fputs(style, f);
+    fputs("</style></head><body>\n<h1>sandboxd conformance report</h1>\n", f);
+    fprintf(f, "<p><span class=\"verdict %s\">%s</span></p>\n", verdict_slug(v->verdict),
+            verdict_name(v->verdict));
+    if (v->n_reasons) {
+        fputs("<ul>", f);
+        for (int i = 0; i < v->n_reasons; i++) {
+            fputs("<li>", f);
+            esc(f, v->reasons[i]);
+            fputs("</li>", f);
+        }
+        fputs("</ul>\n", f);
+    }
+    fputs("<table>\n", f);
+    const char *rows[][2] = {
+        {"Mode", ri->mode ? ri->mode : "attach"},
+        {"gRPC address", ri->grpc_addr},
+        {"REST address", ri->rest_addr},
+        {"Launch command", ri->command},
+        {"Runtime version", ri->version},
+        {"Runtime health", ri->health_json},
+        {"Runtime exit", ri->exit_known ? ri->exit_text : NULL},
+        {"Sandbox root", ri->root_path},
+        {"Started", res->started_at},
+        {"Finished", res->finished_at},
+        {"Host", res->hostname},
+        {"Suite", "sandboxd-conformance " SBX_VERSION " (" SBX_GIT_COMMIT ")"},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        if (!rows[i][1]) continue;
+        fprintf(f, "<tr><th>%s</th><td>", rows[i][0]);
+        esc(f, rows[i][1]);
+        fputs("</td></tr>\n", f);
+    }
+    fprintf(f, "<tr><th>Parameters</th><td>seed %llu, %u jobs, level %s%s",
+            (unsigned long long)res->params.seed, res->params.jobs,
+            res->params.level ? res->params.level : "full",
+            res->params.transport_profile ? ", profile transport" : "");
+    const char *opt[][2] = {{"focus", res->params.focus},
+                            {"skip", res->params.skip},
+                            {"tags", res->params.tags},
+                            {"baseline", res->params.baseline_path},
+                            {"rerun-failed", res->params.rerun_path}};
+    for (size_t i = 0; i < sizeof opt / sizeof opt[0]; i++)
+        if (opt[i][1]) {
+            fprintf(f, ", %s <code>", opt[i][0]);
+            esc(f, opt[i][1]);
+            fputs("</code>", f);
+        }
+    fputs("</td></tr>\n", f);
+    fputs("</table>\n", f);
+    fprintf(f,
+            "<p>%u selected: %u pass, %u fail, %u timeout, %u error, %u skip, %u expected-fail, "
+            "%u unexpected-pass; %u not selected. MUST %u/%u passed, SHOULD %u/%u passed.</p>\n",
+            n.selected, n.pass, n.fail, n.timeout, n.error, n.skip, n.expected_fail,
+            n.unexpected_pass, n.not_run, v->must.passed, v->must.total, v->should.passed,
+            v->should.total);
+
+    fputs("<h2>Contents</h2>\n<ul>\n", f);
+    for (size_t g = 0; g < clause_group_count; g++)
+        fprintf(f, "<li><a href=\"#group-%c\">%c — %s</a></li>\n", clause_groups[g].letter,
+                clause_groups[g].letter, clause_groups[g].title);
+    fputs("</ul>\n", f);
+
+    for (size_t g = 0; g < clause_group_count; g++) {
+        char letter = clause_groups[g].letter;
+        fprintf(f, "<h2 id=\"group-%c\">%c — %s</h2>\n", letter, letter, clause_groups[g].title);
+        for (size_t i = 0; i < clause_count; i++) {
+            const struct clause *cl = &clause_table[i];
+            if (cl->id[0] != letter) continue;
+            struct clause_rollup ru;
+            report_clause_rollup(res, cl->id, &ru);
+            fprintf(f,
+                    "<div class=\"clause\" id=\"clause-%s\"><span class=\"id\">%s</span> <span "
+                    "class=\"lvl\">%s%s%s</span> ",
+                    cl->id, cl->id, case_level_name(cl->level), cl->has_should ? " + SHOULD" : "",
+                    cl->launch ? " [launch]" : "");
+            esc(f, cl->text);
+            fprintf(f, " — <span class=\"%s\">%s</span></div>\n", ru.status, ru.status);
+            if (ru.cases == 0) continue;
+            fputs("<table><tr><th>case</th><th>title</th><th>level</th><th>outcome</th>"
+                  "<th>time</th></tr>\n",
+                  f);
+            for (size_t k = 0; k < res->count; k++)
+                if (text_list_has(res->cases[k].def->clauses, cl->id)) case_row(f, &res->cases[k]);
+            fputs("</table>\n", f);
+        }
+    }
+    fputs("</body></html>\n", f);
+    return ferror(f) ? -1 : 0;
+}
+
+int report_html_write(const struct run_results *res, const char *path)
+{
+    return report_write_file(path, write_html, res);
+}

@@ -1,0 +1,136 @@
+/* Worker processes: one case each, plus cleanup jobs. */
+#include "worker.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "case_context.h"
+#include "process_client.h"
+#include "rest_client.h"
+#include "text_util.h"
+
+enum { SETUP_TIMEOUT_MS = 15000, SIGNAL_KILL = 9 };
+
+static int execute_argv(struct case_ctx *ctx, const char *const *argv, char *why, size_t why_len)
+{
+    struct proc_spec spec = {.argv = argv, .timeout_ms = SETUP_TIMEOUT_MS};
+    struct proc_result r = {0};
+    int code = proc_execute(ctx, &spec, &r);
+    int rc = 0;
+    if (code != 0) {
+        snprintf(why, why_len, "Execute %s failed with gRPC status %d%s%s", argv[0], code,
+                 r.message ? ": " : "", r.message ? r.message : "");
+        rc = -1;
+    } else if (r.exit_code != 0) {
+        char *err = text_sanitize(r.err, r.err_len, 200, false);
+        snprintf(why, why_len, "Execute %s exited with %d: %s", argv[0], (int)r.exit_code,
+                 err ? err : "");
+        free(err);
+        rc = -1;
+    }
+    proc_result_free(&r);
+    return rc;
+}
+
+static int rest_simple(const struct run_target *t, const char *method, const char *target,
+                       long *status, char *why, size_t why_len)
+{
+    struct http_request req = {.method = method, .target = target, .timeout_ms = SETUP_TIMEOUT_MS};
+    if (strcmp(method, "PUT") == 0) {
+        req.body = "";
+        req.body_len = 0;
+    }
+    struct http_response resp;
+    int rc = rest_do_at(t->rest_addr, &req, &resp);
+    *status = resp.status;
+    if (rc != 0)
+        snprintf(why, why_len, "%s %s: %s", method, target, resp.error);
+    else if (resp.status / 100 != 2)
+        snprintf(why, why_len, "%s %s answered %ld", method, target, resp.status);
+    http_response_free(&resp);
+    return rc;
+}
+
+int workspace_create(struct case_ctx *ctx, const char *dir, char *why, size_t why_len)
+{
+    char grpc_why[400] = "", rest_why[400] = "";
+    const char *mkdir_argv[] = {"mkdir", "-p", "--", dir, NULL};
+    if (execute_argv(ctx, mkdir_argv, grpc_why, sizeof grpc_why) == 0) return 0;
+    /* Fallback over REST: PUT creates missing parents; the marker goes again. */
+    char *marker_rel = text_fmt("%s/.sbxc-workspace", dir);
+    char *marker = marker_rel ? rest_files_target(marker_rel) : NULL;
+    free(marker_rel);
+    long status = 0;
+    int rc = -1;
+    if (marker &&
+        rest_simple(ctx->target, "PUT", marker, &status, rest_why, sizeof rest_why) == 0 &&
+        status / 100 == 2) {
+        rest_simple(ctx->target, "DELETE", marker, &status, rest_why, sizeof rest_why);
+        if (status / 100 == 2)
+            rc = 0;
+        else
+            snprintf(rest_why + strlen(rest_why), sizeof rest_why - strlen(rest_why),
+                     " (the marker file could not be removed)");
+    }
+    free(marker);
+    if (rc != 0)
+        snprintf(why, why_len, "cannot create the case directory %s: %s; %s", dir, grpc_why,
+                 rest_why);
+    return rc;
+}
+
+void worker_run_case(const struct case_def *def, const struct run_target *target, uint64_t run_seed,
+                     int report_fd)
+{
+    struct case_ctx ctx;
+    case_ctx_init(&ctx, def, target, run_seed, report_fd);
+    case_ctx_emit(&ctx, "start", NULL, NULL, NULL, NULL, NULL, NULL);
+    char why[1200];
+    if (workspace_create(&ctx, ctx.dir, why, sizeof why) != 0)
+        case_error(&ctx, "%s", why);
+    else
+        def->fn(&ctx);
+    case_ctx_release(&ctx);
+    case_ctx_emit(&ctx, "done", NULL, NULL, NULL, NULL, NULL, NULL);
+    fflush(NULL);
+    /* _exit: no atexit handlers of the parent's libraries run twice. */
+    _exit(0);
+}
+
+int worker_cleanup(const struct run_target *target, const char *dir, const int32_t *pids,
+                   size_t n_pids, int log_fd)
+{
+    struct case_ctx ctx;
+    case_ctx_init(&ctx, NULL, target, 0, -1);
+    for (size_t i = 0; i < n_pids; i++) {
+        int code = proc_signal(&ctx, pids[i], SIGNAL_KILL);
+        /* NOT_FOUND (5) means the process is already gone. */
+        if (code != 0 && code != 5 && log_fd >= 0)
+            dprintf(log_fd, "cleanup %s: SendSignal SIGKILL to process %d: status %d\n", dir,
+                    (int)pids[i], code);
+    }
+    char *base = rest_files_target(dir);
+    char *target_text = base ? text_fmt("%s?recursive=true", base) : NULL;
+    free(base);
+    long status = 0;
+    char why[600] = "";
+    int rc = -1;
+    if (target_text) {
+        rest_simple(target, "DELETE", target_text, &status, why, sizeof why);
+        if (status == 204 || status == 200 || status == 404) rc = 0;
+    }
+    free(target_text);
+    if (rc != 0) {
+        const char *rm_argv[] = {"rm", "-rf", "--", dir, NULL};
+        char why2[600] = "";
+        if (execute_argv(&ctx, rm_argv, why2, sizeof why2) == 0)
+            rc = 0;
+        else if (log_fd >= 0)
+            dprintf(log_fd, "cleanup %s failed: %s; %s\n", dir, why, why2);
+    }
+    case_ctx_release(&ctx);
+    return rc;
+}
