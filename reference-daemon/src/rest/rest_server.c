@@ -142,8 +142,17 @@ static int open_listener(const char *host, int port, int *bound, char *err, size
     memset(&hints, 0, sizeof(hints));
     hints.ai_family = AF_UNSPEC;
     hints.ai_socktype = SOCK_STREAM;
-    hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
-    int gai = getaddrinfo(host && *host ? host : NULL, portstr, &hints, &res);
+    hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV | AI_NUMERICHOST;
+    /* Numeric addresses first: they need no name service, which a static
+     * binary in a minimal image may not have. */
+    const char *node = host && *host ? host : NULL;
+    if (node && strcmp(node, "localhost") == 0)
+        node = "127.0.0.1";
+    int gai = getaddrinfo(node, portstr, &hints, &res);
+    if (gai == EAI_NONAME) {
+        hints.ai_flags &= ~AI_NUMERICHOST;
+        gai = getaddrinfo(node, portstr, &hints, &res);
+    }
     if (gai != 0) {
         snprintf(err, errlen, "cannot resolve listen host '%s': %s", host, gai_strerror(gai));
         return -1;
