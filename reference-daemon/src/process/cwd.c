@@ -41,6 +41,11 @@ static int errno_to_fs(int e)
 /* Fault injection only: the broken resolutions the suite must catch. */
 static int cwd_open_faulty(int root_fd, const char *root_abs, const char *cwd, int *out)
 {
+    if (fault_active("cwd-default-daemon") && cwd[0] == '\0') {
+        int fd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        *out = fd >= 0 ? fd : errno_to_fs(errno);
+        return 1;
+    }
     if (fault_active("cwd-ignore")) {
         *out = fs_open_beneath(root_fd, "", O_PATH | O_DIRECTORY, 0);
         return 1;
