@@ -7,6 +7,7 @@
 #include "descriptor_index.h"
 #include "reflection.pb-c.h"
 #include "sbx_grpc_reflection.h"
+#include "server_internal.h"
 
 #define V1_PATH "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo"
 #define V1ALPHA_PATH "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo"
@@ -15,11 +16,17 @@
 typedef Grpc__Reflection__V1__ServerReflectionRequest Request;
 typedef Grpc__Reflection__V1__ServerReflectionResponse Response;
 
-/* One index per server, alive as long as the server (never freed before
- * the process ends: the server API has no per-method destructor). */
+/* One index per server, released with the server. */
 struct reflection {
     struct desc_index ix;
 };
+
+static void reflection_free(void *arg)
+{
+    struct reflection *r = arg;
+    desc_index_free(&r->ix);
+    free(r);
+}
 
 static void answer_files(Response *resp, const struct desc_index *ix, const struct desc_file *f,
                          Grpc__Reflection__V1__FileDescriptorResponse *fdr,
@@ -158,16 +165,16 @@ int sbx_grpc_reflection_register(struct sbx_grpc_server *s, const uint8_t *descr
         free(r);
         return -1;
     }
+    if (server_add_cleanup(s, reflection_free, r) < 0) {
+        reflection_free(r);
+        return -1;
+    }
     struct sbx_grpc_method m = {.path = V1_PATH,
                                 .kind = SBX_GRPC_METHOD_BIDI_STREAMING,
                                 .on_request = on_request,
                                 .on_half_close = on_half_close,
                                 .user = r};
-    if (sbx_grpc_server_add_method(s, &m) < 0) {
-        desc_index_free(&r->ix);
-        free(r);
-        return -1;
-    }
+    if (sbx_grpc_server_add_method(s, &m) < 0) return -1;
     m.path = V1ALPHA_PATH;
     return sbx_grpc_server_add_method(s, &m);
 }

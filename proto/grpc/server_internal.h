@@ -45,7 +45,16 @@ struct sbx_grpc_server {
     void (*on_closed)(struct sbx_grpc_server *s, void *user);
     void *on_closed_user;
     bool closed_notified;
+    /* released with the server (state owned by registered services) */
+    struct {
+        void (*fn)(void *arg);
+        void *arg;
+    } cleanups[4];
+    size_t n_cleanups;
 };
+
+/* Registers fn(arg) to run when the server's memory is released. */
+int server_add_cleanup(struct sbx_grpc_server *s, void (*fn)(void *arg), void *arg);
 
 /* Delivers pending handler callbacks (on_request, on_half_close,
  * on_writable, on_cancel). Never called from inside nghttp2. */

@@ -131,8 +131,19 @@ struct sbx_grpc_server *sbx_grpc_server_new(uv_loop_t *loop,
     return s;
 }
 
+int server_add_cleanup(struct sbx_grpc_server *s, void (*fn)(void *arg), void *arg)
+{
+    if (s->n_cleanups == sizeof s->cleanups / sizeof s->cleanups[0]) return -1;
+    s->cleanups[s->n_cleanups].fn = fn;
+    s->cleanups[s->n_cleanups].arg = arg;
+    s->n_cleanups++;
+    return 0;
+}
+
 static void really_free(struct sbx_grpc_server *s)
 {
+    for (size_t i = 0; i < s->n_cleanups; i++)
+        s->cleanups[i].fn(s->cleanups[i].arg);
     for (size_t i = 0; i < s->n_methods; i++)
         free(s->methods[i].path);
     free(s->methods);
