@@ -18,7 +18,11 @@
  * Output is bounded: each call queues at most `max_call_queue` bytes (sends
  * beyond fail with SBX_GRPC_SEND_FULL); data leaves the queue only as the
  * peer's flow-control window allows; per connection at most
- * `max_conn_output` bytes are handed to uv_write at a time. */
+ * `max_conn_output` bytes are handed to uv_write at a time.
+ *
+ * The process must ignore SIGPIPE (signal(SIGPIPE, SIG_IGN)): libuv writes
+ * with write(2), and a peer that closes mid-response would otherwise kill
+ * the process. */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

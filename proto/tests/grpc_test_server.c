@@ -220,6 +220,8 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--unix") == 0)
             unix_path = argv[i + 1];
     }
+    /* A peer closing mid-write must not kill the process. */
+    signal(SIGPIPE, SIG_IGN);
     loop = uv_default_loop();
     server = sbx_grpc_server_new(loop, NULL);
     struct sbx_grpc_method methods[] = {

@@ -63,7 +63,7 @@ def main():
         if os.path.exists(sock):
             os.unlink(sock)
         os.rmdir(tmp)
-    check(proc.returncode == 0, "server shut down gracefully on SIGTERM")
+    check(proc.returncode == 0, "server shut down gracefully on SIGTERM (rc %s)" % proc.returncode)
 
 
 def execute_req(M, *argv):
