@@ -111,6 +111,14 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
                 ;
             rq->serialized = true;
         }
+        /* Answering before the request is complete makes the server close
+         * the connection afterwards; only a PUT acts on its headers alone
+         * (validation and the temporary file come before the body). */
+        if (strcmp(method, MHD_HTTP_METHOD_PUT) != 0) return MHD_YES;
+    }
+    if (*upload_size > 0 && strcmp(method, MHD_HTTP_METHOD_PUT) != 0) {
+        *upload_size = 0; /* a body on GET/DELETE/...: read and ignored */
+        return MHD_YES;
     }
     if (rq->responded) {
         *upload_size = 0; /* the answer is out: drop any remaining body */
@@ -146,8 +154,7 @@ static int open_listener(const char *host, int port, int *bound, char *err, size
     /* Numeric addresses first: they need no name service, which a static
      * binary in a minimal image may not have. */
     const char *node = host && *host ? host : NULL;
-    if (node && strcmp(node, "localhost") == 0)
-        node = "127.0.0.1";
+    if (node && strcmp(node, "localhost") == 0) node = "127.0.0.1";
     int gai = getaddrinfo(node, portstr, &hints, &res);
     if (gai == EAI_NONAME) {
         hints.ai_flags &= ~AI_NUMERICHOST;
