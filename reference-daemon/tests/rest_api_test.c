@@ -528,6 +528,14 @@ static void test_percent_decoding(void **state)
     }
     assert_int_equal(found, 2);
     json_decref(j);
+    /* A name that is not UTF-8 is still listed, as valid JSON text. */
+    put_ok("/v1/files/enc8/bad%ffname", "x");
+    j = get_json("/v1/files/enc8", &s);
+    assert_int_equal(s, 200);
+    assert_string_equal(json_string_value(json_object_get(
+                            json_array_get(json_object_get(j, "entries"), 0), "name")),
+                        "bad\xef\xbf\xbdname");
+    json_decref(j);
 }
 
 static void test_unresolvable(void **state)

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "rest/byte_range.h"
+#include "rest/json_text.h"
 #include "rest/metadata_filter.h"
 #include "rest/percent_decode.h"
 #include "rest/request_params.h"
@@ -122,12 +123,32 @@ static void test_metadata_filter(void **state)
     assert_true(metadata_name_allowed("ANYTHING", ""));
 }
 
+static void expect_text(const char *in, const char *want)
+{
+    json_t *j = json_text(in);
+    assert_non_null(j);
+    assert_string_equal(json_string_value(j), want);
+    json_decref(j);
+}
+
+static void test_json_text(void **state)
+{
+    (void)state;
+    expect_text("plain", "plain");
+    expect_text("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80",
+                "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
+    expect_text("a\xc0\xae", "a\xef\xbf\xbd\xef\xbf\xbd");
+    expect_text("\xff", "\xef\xbf\xbd");
+    expect_text("\xed\xa0\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
+    expect_text("x\xe2\x82", "x\xef\xbf\xbd\xef\xbf\xbd");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_percent_decode),  cmocka_unit_test(test_file_mode),
         cmocka_unit_test(test_recursive),       cmocka_unit_test(test_byte_range),
-        cmocka_unit_test(test_metadata_filter),
+        cmocka_unit_test(test_metadata_filter), cmocka_unit_test(test_json_text),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -20,6 +20,7 @@
 #include "rest/byte_range.h"
 #include "rest/fault_paths.h"
 #include "rest/http_response.h"
+#include "rest/json_text.h"
 #include "rest/request.h"
 
 #define STREAM_BLOCK (256 * 1024)
@@ -147,9 +148,7 @@ static json_t *entry_json(const struct fs_entry *e)
         snprintf(mode, sizeof(mode), "%04o", (unsigned)(e->mode & 0777));
     const char *type = e->is_dir ? "directory" : "file";
     if (e->is_link && fault_active("list-symlink-type")) type = "symlink";
-    /* Names are bytes on Linux; jansson needs UTF-8, so invalid sequences
-     * are passed through json_stringn's check and replaced if refused. */
-    json_t *name = json_stringn(e->name, strlen(e->name));
+    json_t *name = json_text(e->name);
     if (!name) return NULL;
     return json_pack("{s:o, s:I, s:s, s:s, s:s}", "name", name, "size", (json_int_t)e->size, "type",
                      type, "modified_at", when, "mode", mode);
@@ -177,8 +176,7 @@ static enum MHD_Result serve_listing(struct rest_request *rq, struct MHD_Connect
     }
     char shown[FS_PATH_MAX + 2];
     snprintf(shown, sizeof(shown), "/%s", norm);
-    json_t *path = json_stringn(shown, strlen(shown));
-    if (!path) path = json_string("/");
+    json_t *path = json_text(shown);
     return rest_reply_json(c, 200, json_pack("{s:o, s:o}", "path", path, "entries", arr));
 }
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "fault.h"
+#include "rest/json_text.h"
 
 const char *rest_error_code(unsigned status)
 {
@@ -45,7 +46,8 @@ static struct MHD_Response *error_response(unsigned status, const char *message)
         if (r) MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain");
         return r;
     }
-    json_t *body = json_pack("{s:s, s:s}", "code", rest_error_code(status), "message", message);
+    json_t *body =
+        json_pack("{s:s, s:o}", "code", rest_error_code(status), "message", json_text(message));
     char *text = body ? json_dumps(body, JSON_COMPACT) : NULL;
     json_decref(body);
     if (!text) return NULL;

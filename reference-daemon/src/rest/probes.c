@@ -7,6 +7,7 @@
 
 #include "fault.h"
 #include "rest/http_response.h"
+#include "rest/json_text.h"
 #include "rest/metadata_filter.h"
 #include "rest/request.h"
 
@@ -38,8 +39,8 @@ enum MHD_Result probe_metadata(struct rest_request *rq, struct MHD_Connection *c
         char *name = strndup(*e, nl);
         if (!name) continue;
         if (metadata_name_allowed(name, prefix)) {
-            json_t *v = json_string(eq + 1);
-            if (v) json_object_set_new(env, name, v); /* not UTF-8: left out */
+            json_t *v = json_text(eq + 1);
+            if (v) json_object_set_new(env, name, v); /* a name that is not UTF-8 is left out */
         }
         free(name);
     }
