@@ -1,0 +1,211 @@
+/* F4: PUT with a multipart/form-data body. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/rest_expect.h"
+#include "files/files_util.h"
+
+#define BOUNDARY "sbx-Boundary-7MA4YWxkTrZu0gW"
+
+struct buf {
+    char *data;
+    size_t len, cap;
+};
+
+static void add(struct buf *b, const void *p, size_t n)
+{
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = (b->len + n + 1) * 2;
+        char *d = realloc(b->data, cap);
+        if (!d) return;
+        b->data = d;
+        b->cap = cap;
+    }
+    memcpy(b->data + b->len, p, n);
+    b->len += n;
+}
+
+static void adds(struct buf *b, const char *s)
+{
+    add(b, s, strlen(s));
+}
+
+static void part(struct buf *b, const char *name, const char *filename, const void *p, size_t n)
+{
+    adds(b, "--" BOUNDARY "\r\nContent-Disposition: form-data; name=\"");
+    adds(b, name);
+    adds(b, "\"");
+    if (filename) {
+        adds(b, "; filename=\"");
+        adds(b, filename);
+        adds(b, "\"\r\nContent-Type: application/octet-stream");
+    }
+    adds(b, "\r\n\r\n");
+    add(b, p, n);
+    adds(b, "\r\n");
+}
+
+static void end(struct buf *b)
+{
+    adds(b, "--" BOUNDARY "--\r\n");
+}
+
+static bool put_multipart(struct case_ctx *ctx, const char *rel, const struct buf *b,
+                          struct http_response *r)
+{
+    static const char *const hdrs[] = {"Content-Type: multipart/form-data; boundary=" BOUNDARY,
+                                       NULL};
+    char *path = rx_path(ctx, rel);
+    char *target = path ? rest_files_target(path) : NULL;
+    bool ok = target && b->data && rx_send(ctx, NULL, "PUT", target, b->data, b->len, hdrs, r);
+    if (!target || !b->data) case_error(ctx, "out of memory");
+    free(target);
+    free(path);
+    return ok;
+}
+
+/* Content that looks like multipart framing but is not the boundary. */
+static const char TRICKY[] = "line\r\n--sbx-Boundary-7MA4YWxkTrZu0g\r\n\0\xff\xfe--\r\n\r\nend";
+
+static void multipart_file_part(struct case_ctx *ctx)
+{
+    struct buf b = {0};
+    part(&b, "note", NULL, "not the file", 12);
+    part(&b, "file", "data.bin", TRICKY, sizeof TRICKY - 1);
+    end(&b);
+    struct http_response r;
+    if (put_multipart(ctx, "mp.bin", &b, &r)) {
+        if (expect_status(ctx, &r, 204)) expect_no_body(ctx, &r);
+        http_response_free(&r);
+        char *path = rx_path(ctx, "mp.bin");
+        if (path && !case_failed(ctx)) expect_file_content(ctx, path, TRICKY, sizeof TRICKY - 1);
+        free(path);
+    }
+    /* An empty file part stores an empty file. */
+    struct buf e = {0};
+    part(&e, "file", "empty.bin", "", 0);
+    end(&e);
+    if (put_multipart(ctx, "mp-empty.bin", &e, &r)) {
+        expect_status(ctx, &r, 204);
+        http_response_free(&r);
+        char *path = rx_path(ctx, "mp-empty.bin");
+        if (path && !case_failed(ctx)) expect_file_content(ctx, path, "", 0);
+        free(path);
+    }
+    free(b.data);
+    free(e.data);
+}
+SBX_CASE(multipart_file_part, .id = "F4-001",
+         .title = "PUT stores exactly the bytes of the multipart part named file", .clauses = "F4",
+         .level = LEVEL_MUST, .tags = "files", .timeout_s = 20,
+         .catches = "the raw multipart body stored; another part stored; binary bytes or "
+                    "boundary-like content mangled",
+         .how = "PUTs a form with a text part and a file part holding NULs, 0xff and "
+                "boundary-like lines, and an empty file part; GET must return exactly the "
+                "file part's bytes");
+
+static void multipart_no_file_part(struct case_ctx *ctx)
+{
+    struct buf b = {0};
+    part(&b, "data", "data.bin", "payload", 7);
+    part(&b, "other", NULL, "x", 1);
+    end(&b);
+    struct http_response r;
+    if (put_multipart(ctx, "nofile.bin", &b, &r)) {
+        expect_error_body(ctx, &r, 400, "INVALID_ARGUMENT");
+        http_response_free(&r);
+    }
+    free(b.data);
+    char *ls = fx_sh(ctx, "ls -A", "ls of the case directory");
+    if (ls)
+        CASE_CHECK(ctx, ls[0] == '\0', "nothing stored for a form without a file part",
+                   "directory holds: %s", ls);
+    free(ls);
+}
+SBX_CASE(multipart_no_file_part, .id = "F4-002",
+         .title = "A multipart body without a file part fails with 400 INVALID_ARGUMENT",
+         .clauses = "F4,F13", .level = LEVEL_MUST, .tags = "files,errors", .timeout_s = 20,
+         .catches = "a form without a file part accepted (empty or raw file stored)",
+         .how = "PUTs a form whose parts are named data and other; expects 400 with an "
+                "INVALID_ARGUMENT Error body and an empty directory (ls -A through Execute)");
+
+/* Malformed and truncated bodies (each with a correct Content-Length). */
+static void broken_bodies(struct buf out[3])
+{
+    memset(out, 0, 3 * sizeof *out);
+    /* Truncated inside the file part: no closing boundary. */
+    part(&out[0], "file", "t.bin", "complete part", 13);
+    out[0].len -= 6;
+    /* A part without the blank line that ends its headers. */
+    adds(&out[1], "--" BOUNDARY "\r\nContent-Disposition: form-data; name=\"file\"\r\nabc");
+    /* Content under a different boundary than the header announces. */
+    adds(&out[2], "--other-boundary\r\nContent-Disposition: form-data; name=\"file\"; "
+                  "filename=\"a\"\r\n\r\nhello\r\n--other-boundary--\r\n");
+}
+
+static void check_broken(struct case_ctx *ctx, bool should)
+{
+    struct buf bodies[3];
+    broken_bodies(bodies);
+    char *existing = rx_path(ctx, "existing.bin");
+    if (!existing || !expect_put_ok(ctx, existing, "original", 8, NULL)) {
+        free(existing);
+        for (int i = 0; i < 3; i++)
+            free(bodies[i].data);
+        return;
+    }
+    static const char *const what[] = {"truncated", "headers without end", "wrong boundary"};
+    for (int i = 0; i < 3; i++) {
+        char rel[32];
+        snprintf(rel, sizeof rel, "broken-%d.bin", i);
+        const char *targets[] = {rel, "existing.bin"};
+        for (int t = 0; t < 2; t++) {
+            struct http_response r;
+            if (!put_multipart(ctx, targets[t], &bodies[i], &r)) continue;
+            if (should) {
+                if (!expect_error_body(ctx, &r, 400, "INVALID_ARGUMENT"))
+                    case_note(ctx, "the failing body was %s multipart", what[i]);
+            } else if (r.status >= 200 && r.status < 300) {
+                case_note(ctx, "%s multipart answered %ld", what[i], r.status);
+            }
+            http_response_free(&r);
+        }
+    }
+    if (!should) {
+        char *ls = fx_sh(ctx, "ls -A", "ls of the case directory");
+        if (ls)
+            CASE_CHECK(ctx, strcmp(ls, "existing.bin") == 0,
+                       "nothing stored from malformed or truncated multipart bodies",
+                       "directory holds: %s", ls);
+        free(ls);
+        expect_file_content(ctx, existing, "original", 8);
+    }
+    free(existing);
+    for (int i = 0; i < 3; i++)
+        free(bodies[i].data);
+}
+
+static void multipart_broken_stores_nothing(struct case_ctx *ctx)
+{
+    check_broken(ctx, false);
+}
+SBX_CASE(multipart_broken_stores_nothing, .id = "F4-003",
+         .title = "A malformed or truncated multipart body stores nothing", .clauses = "F4",
+         .level = LEVEL_MUST, .tags = "files", .timeout_s = 20,
+         .catches = "the partial content of a truncated form stored; an existing file "
+                    "overwritten by a broken upload",
+         .how = "PUTs a truncated form, a part without the end of its headers and a body under "
+                "another boundary, to new paths and over an existing file; no new file may "
+                "appear and the existing one keeps its content");
+
+static void multipart_broken_400(struct case_ctx *ctx)
+{
+    check_broken(ctx, true);
+}
+SBX_CASE(multipart_broken_400, .id = "F4-004",
+         .title = "A malformed or truncated multipart body answers 400 INVALID_ARGUMENT",
+         .clauses = "F4,F13", .level = LEVEL_SHOULD, .tags = "files,errors", .timeout_s = 20,
+         .catches = "500 or a success for a broken form",
+         .how = "the three broken bodies of F4-003; each must answer 400 with an "
+                "INVALID_ARGUMENT Error body");
