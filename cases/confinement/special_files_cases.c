@@ -1,0 +1,162 @@
+/* S9: special files inside the root (a FIFO, a unix socket) made through
+ * the process API never block a request or the daemon: GET, HEAD and PUT
+ * answer promptly with a 4xx Error, and health stays prompt afterwards. */
+#include "case_api.h"
+#include "common/conf_util.h"
+#include "rest_client.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PROMPT_MS 3000L
+
+static const char *code_for_status(long s)
+{
+    switch (s) {
+    case 400:
+        return "INVALID_ARGUMENT";
+    case 403:
+        return "PERMISSION_DENIED";
+    case 404:
+        return "NOT_FOUND";
+    case 409:
+        return "CONFLICT";
+    default:
+        return NULL;
+    }
+}
+
+/* Opening the FIFO read-write (never blocks on Linux) completes any open()
+ * the daemon is stuck in, and closing it gives a stuck reader end-of-file,
+ * so one blocked request does not hold the daemon for the rest of the run. */
+static void unblock_fifo(struct case_ctx *ctx, const char *name)
+{
+    char *q = conf_sh_quote(name);
+    char *script =
+        conf_xasprintf("if [ -p %s ]; then exec 3<> %s; sleep 0.2; exec 3>&-; fi; exit 0", q, q);
+    char why[200];
+    conf_sh(ctx, script, NULL, why, sizeof why);
+    free(script);
+    free(q);
+}
+
+static void special_request(struct case_ctx *ctx, const char *method, const char *name,
+                            const char *kind)
+{
+    char *rel = conf_xasprintf("%s/%s", case_dir(ctx), name);
+    char *target = rest_files_target(rel);
+    static const char *const octet[] = {"Content-Type: application/octet-stream", NULL};
+    static const char body[] = "written into a special file";
+    bool put = strcmp(method, "PUT") == 0;
+    struct http_request req = {.method = method,
+                               .target = target,
+                               .body = put ? body : NULL,
+                               .body_len = put ? sizeof body - 1 : 0,
+                               .headers = put ? octet : NULL,
+                               .timeout_ms = PROMPT_MS,
+                               .max_body = 64 * 1024};
+    struct http_response resp = {0};
+    case_request(ctx, "%s %s (%s, %ld ms timeout)", method, target, kind, PROMPT_MS);
+    int rc = rest_do(ctx, &req, &resp);
+    if (rc != 0) {
+        case_fail(ctx, "a prompt 4xx Error for a special file",
+                  "no response within %.1f s (%s): the request blocks", PROMPT_MS / 1000.0,
+                  resp.error);
+    } else if (resp.status < 400 || resp.status >= 500) {
+        char *pv = http_body_preview(&resp, 160);
+        case_fail(ctx, "a 4xx Error for a special file", "status %ld, body %s", resp.status,
+                  pv ? pv : "");
+        free(pv);
+    } else if (strcmp(method, "HEAD") != 0) {
+        char why[200];
+        if (!conf_error_body_ok(&resp, code_for_status(resp.status), why, sizeof why))
+            case_fail(ctx, "a 4xx Error body", "status %ld: %s", resp.status, why);
+    }
+    http_response_free(&resp);
+    free(target);
+    free(rel);
+    if (strcmp(kind, "FIFO") == 0) unblock_fifo(ctx, name);
+    long hs;
+    double secs;
+    case_request(ctx, "GET /v1/health (after %s on the %s)", method, kind);
+    if (!conf_health_ok(case_rest_addr(ctx), 2000, &hs, &secs))
+        case_fail(ctx, "/v1/health answers 200 within 2 s",
+                  "status %ld after %.1f s: the daemon is stalled", hs, secs);
+}
+
+static void listing_prompt(struct case_ctx *ctx, const char *kind)
+{
+    char *target = rest_files_target(case_dir(ctx));
+    struct http_request req = {.method = "GET", .target = target, .timeout_ms = PROMPT_MS};
+    struct http_response resp = {0};
+    case_request(ctx, "GET %s (directory holding a %s)", target, kind);
+    if (rest_do(ctx, &req, &resp) != 0)
+        case_fail(ctx, "the listing of a directory holding a special file answers promptly",
+                  "no response within %.1f s (%s)", PROMPT_MS / 1000.0, resp.error);
+    http_response_free(&resp);
+    free(target);
+}
+
+static void s9_fifo(struct case_ctx *ctx)
+{
+    char why[300];
+    int rc = conf_sh(ctx, "mkfifo fifo && [ -p fifo ]", NULL, why, sizeof why);
+    if (rc != 0) {
+        case_skip(ctx, "cannot make a FIFO in the runtime with mkfifo: %s", why);
+        return;
+    }
+    special_request(ctx, "GET", "fifo", "FIFO");
+    special_request(ctx, "HEAD", "fifo", "FIFO");
+    special_request(ctx, "PUT", "fifo", "FIFO");
+    listing_prompt(ctx, "FIFO");
+    unblock_fifo(ctx, "fifo");
+    conf_sh(ctx, "rm -f fifo", NULL, why, sizeof why);
+}
+SBX_CASE(s9_fifo, .id = "S9-001", .title = "GET, HEAD and PUT of a FIFO answer promptly with 4xx",
+         .clauses = "S9", .level = LEVEL_SHOULD, .tags = "files,errors", .timeout_s = 40,
+         .catches = "opening a FIFO like a regular file, so GET or HEAD hangs waiting for a "
+                    "writer (and stalls the daemon, its health and its shutdown), or PUT writes "
+                    "into the pipe or replaces it",
+         .how = "makes a FIFO with Execute `mkfifo`; GET, HEAD and PUT on it must each answer a "
+                "4xx (with an Error body except HEAD) within 3 s, the directory's listing within "
+                "3 s, and /v1/health 200 within 2 s after each; a stuck open is released "
+                "afterwards (the FIFO is opened read-write through Execute) so the run goes on");
+
+static void s9_socket(struct case_ctx *ctx)
+{
+    char why[300];
+    /* Whatever the runtime's host offers: python3, nc -U or socat. */
+    const char *script =
+        "rm -f sock\n"
+        "if command -v python3 >/dev/null 2>&1; then\n"
+        "  python3 -c 'import socket; s = socket.socket(socket.AF_UNIX); s.bind(\"sock\")' "
+        "2>/dev/null\n"
+        "fi\n"
+        "if [ ! -S sock ] && command -v socat >/dev/null 2>&1; then\n"
+        "  socat UNIX-LISTEN:sock /dev/null & p=$!; sleep 0.3; kill $p 2>/dev/null\n"
+        "fi\n"
+        "if [ ! -S sock ] && command -v nc >/dev/null 2>&1; then\n"
+        "  nc -lU sock >/dev/null 2>&1 & p=$!; sleep 0.3; kill $p 2>/dev/null\n"
+        "fi\n"
+        "[ -S sock ]\n";
+    int rc = conf_sh(ctx, script, NULL, why, sizeof why);
+    if (rc != 0) {
+        case_skip(ctx, "cannot make a unix socket file in the runtime (no python3, socat or "
+                       "nc -U)");
+        return;
+    }
+    special_request(ctx, "GET", "sock", "socket");
+    special_request(ctx, "HEAD", "sock", "socket");
+    special_request(ctx, "PUT", "sock", "socket");
+    listing_prompt(ctx, "socket");
+    conf_sh(ctx, "rm -f sock", NULL, why, sizeof why);
+}
+SBX_CASE(s9_socket, .id = "S9-002",
+         .title = "GET, HEAD and PUT of a unix socket file answer promptly with 4xx",
+         .clauses = "S9", .level = LEVEL_SHOULD, .tags = "files,errors", .timeout_s = 40,
+         .catches = "a socket file opened like a regular file: 500 from ENXIO, a hang, or a PUT "
+                    "that replaces it",
+         .how = "makes a bound unix socket file through Execute (python3, socat or nc -U, "
+                "whichever the runtime has; skipped if none); GET, HEAD and PUT must each answer "
+                "a 4xx (with an Error body except HEAD) within 3 s and /v1/health stays prompt");
