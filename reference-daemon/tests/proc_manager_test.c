@@ -460,6 +460,7 @@ static void test_kill_all_at_exit(void **state)
     proc_manager_kill_all(m);
     proc_manager_close(m);
     uv_run(&loop, UV_RUN_NOWAIT);
+    proc_release(r->p); /* the owner lets go after the manager closed */
     /* Nothing the manager started survives: the group and the orphan. */
     bool none = false;
     for (int i = 0; i < 100 && !none; i++) {

@@ -486,6 +486,13 @@ int32_t proc_register(struct proc *p)
     return id;
 }
 
+int proc_register_as(struct proc *p, int32_t id)
+{
+    if (id <= 0 || intmap_put(&p->m->by_id, id, p) < 0) return -1;
+    p->id = id;
+    return 0;
+}
+
 void proc_unregister(struct proc *p)
 {
     if (!p->id) return;
@@ -595,7 +602,12 @@ static void maybe_release(struct proc *p)
 
 void proc_detach(struct proc *p)
 {
+    if (p->detached) return;
     p->detached = true;
+    if (p->released) { /* the manager closed first */
+        if (p->handles == 0) free(p);
+        return;
+    }
     /* Nobody reads any more: drain and discard so the child never blocks. */
     proc_pause_output(p, false);
     maybe_release(p);
@@ -753,6 +765,12 @@ void proc_manager_terminate_all(struct proc_manager *m, uint64_t grace_ms)
         proc_terminate(p, grace_ms);
 }
 
+void proc_manager_signal_all(struct proc_manager *m, int sig)
+{
+    for (struct proc *p = m->live; p; p = p->next)
+        proc_signal_group(p, sig);
+}
+
 void proc_manager_kill_all(struct proc_manager *m)
 {
     for (struct proc *p = m->live; p; p = p->next)
@@ -784,12 +802,22 @@ static void free_manager(uv_handle_t *h)
     free(h->data);
 }
 
+void proc_manager_abandon(struct proc_manager *m)
+{
+    for (struct proc *p = m->live; p; p = p->next) {
+        uv_poll_stop(&p->poll_pid);
+        if (p->pidfd >= 0) close(p->pidfd);
+        p->pidfd = -1; /* release_now then neither waits nor signals */
+    }
+    proc_manager_close(m);
+}
+
 void proc_manager_close(struct proc_manager *m)
 {
     m->on_empty = NULL;
+    /* Records still owned by a call stay allocated until it lets go. */
     while (m->live) {
         struct proc *p = m->live;
-        p->detached = true;
         p->finished = true;
         p->kill_pending = false;
         fail_stdin_queue(p, EPIPE);

@@ -53,6 +53,9 @@ int proc_spawn(struct proc_manager *m, const struct spawn_opts *opts,
 /* Registers p under a fresh process id (> 0) and returns it, or -1 when out
  * of memory. proc_lookup finds it until proc_unregister or release. */
 int32_t proc_register(struct proc *p);
+/* Registers p under a given id (fault injection: register-late re-inserts
+ * the id it announced earlier). Returns 0 or -1. */
+int proc_register_as(struct proc *p, int32_t id);
 void proc_unregister(struct proc *p);
 struct proc *proc_lookup(struct proc_manager *m, int32_t id);
 
@@ -111,6 +114,9 @@ void proc_manager_on_empty(struct proc_manager *m, void (*fn)(void *user), void 
 /* proc_terminate on every live record. */
 void proc_manager_terminate_all(struct proc_manager *m, uint64_t grace_ms);
 
+/* Sends sig to every live group, with no escalation. */
+void proc_manager_signal_all(struct proc_manager *m, int sig);
+
 /* Final clean-up at exit: SIGKILL to every live group and every remaining
  * child of the daemon (orphans included), then reaps them. Blocking. */
 void proc_manager_kill_all(struct proc_manager *m);
@@ -119,5 +125,9 @@ void proc_manager_kill_all(struct proc_manager *m);
  * records are freed. Call after proc_manager_kill_all, then run the loop
  * until it has no more handles. */
 void proc_manager_close(struct proc_manager *m);
+
+/* Fault injection only (shutdown-no-kill, shutdown-no-sigkill): frees the
+ * manager leaving its processes running. */
+void proc_manager_abandon(struct proc_manager *m);
 
 #endif

@@ -62,7 +62,7 @@ static int child_main(void *arg)
         if (setpgid(0, 0) < 0) goto fail;
     }
     /* If the daemon dies abruptly its children go with it. */
-    (void)prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (!o->outlive_daemon) (void)prctl(PR_SET_PDEATHSIG, SIGKILL);
 
     /* The three ends are >= 3 unless the daemon itself lacks 0..2; lift any
      * low one out of the way first so the dup2 below cannot clobber it. */

@@ -22,8 +22,9 @@ struct spawn_opts {
     bool pty;          /* run on a new pseudo-terminal as controlling tty */
     uint16_t pty_cols; /* initial window size when pty (0 -> 80x24) */
     uint16_t pty_rows;
-    bool own_group;    /* setpgid(0,0); false only for fault injection */
-    bool merge_stderr; /* stderr joins the stdout pipe (fault injection) */
+    bool own_group;      /* setpgid(0,0); false only for fault injection */
+    bool merge_stderr;   /* stderr joins the stdout pipe (fault injection) */
+    bool outlive_daemon; /* no PR_SET_PDEATHSIG (fault injection: shutdown faults) */
 };
 
 struct spawn_result {

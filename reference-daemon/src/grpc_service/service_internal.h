@@ -1,0 +1,68 @@
+#ifndef SBX_GRPC_SERVICE_INTERNAL_H
+#define SBX_GRPC_SERVICE_INTERNAL_H
+/* Shared by the ProcessService's call handlers. */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "grpc_service/process_service.h"
+#include "grpc_service/request.h"
+
+/* Grace between SIGTERM and SIGKILL when a call is cancelled (P17, G5). */
+#define CANCEL_GRACE_MS 1000
+/* A Start stream stops reading its child while this much is queued. */
+#define START_PAUSE_BYTES (256u * 1024u)
+
+struct exec_call;
+
+struct process_service {
+    uv_loop_t *loop;
+    struct daemon_state *st;
+    struct proc_manager *pm;
+    struct sbx_grpc_server *srv;
+    char *root_abs;
+    size_t chunk_size;
+    size_t exec_limit; /* per stream; 0 = unbounded (fault injection only) */
+    bool refusing;
+    unsigned stdin_calls; /* fault injection: stdin-drop */
+    /* Fault injection: serialize-rpcs runs one Execute at a time. */
+    struct exec_call *serial_head, *serial_tail;
+    bool serial_busy;
+};
+
+/* How a launch differs between Start and Execute. */
+struct launch_mode {
+    enum spawn_stdin stdin_mode;
+    bool merge_stderr;
+};
+
+/* Resolves cwd, builds the environment and starts the process. Returns a
+ * gRPC code; on OK *out is the started process. */
+int svc_launch(struct process_service *svc, const struct launch_spec *spec,
+               const struct launch_mode *mode, const struct proc_callbacks *cb, void *user,
+               struct proc **out, char *msg, size_t msglen);
+
+/* Exit code as reported on the wire (fault switches apply here). */
+int32_t svc_wire_exit_code(int exit_code);
+
+/* Packs msg and sends it on call. Returns an sbx_grpc_send_result, or
+ * SBX_GRPC_SEND_INVALID when out of memory. */
+int svc_send(struct sbx_grpc_server_call *call, const ProtobufCMessage *msg);
+
+/* Method handlers (one file each). */
+void start_on_request(struct sbx_grpc_server_call *call, const uint8_t *msg, size_t len,
+                      void *user);
+void execute_on_request(struct sbx_grpc_server_call *call, const uint8_t *msg, size_t len,
+                        void *user);
+void write_stdin_on_request(struct sbx_grpc_server_call *call, const uint8_t *msg, size_t len,
+                            void *user);
+void send_signal_on_request(struct sbx_grpc_server_call *call, const uint8_t *msg, size_t len,
+                            void *user);
+void resize_tty_on_request(struct sbx_grpc_server_call *call, const uint8_t *msg, size_t len,
+                           void *user);
+
+/* Answers a request that did not decode (G3); fault injection may reset
+ * the stream instead. */
+void svc_reject_undecodable(struct sbx_grpc_server_call *call, const char *what);
+
+#endif
