@@ -49,6 +49,7 @@ enum MHD_Result files_delete(struct rest_request *rq, struct MHD_Connection *c)
     bool bad = false, recursive = false;
     char *rec_s = rest_query_arg(c, "recursive", &bad);
     bool rec_invalid = bad || parse_recursive(rec_s, &recursive) != 0;
+    if (fault_active("empty-params-invalid") && rec_s && !*rec_s) rec_invalid = true;
     free(rec_s);
     if (rec_invalid && fault_active("delete-bad-recursive-ok")) {
         rec_invalid = false;

@@ -74,6 +74,8 @@ static enum MHD_Result begin(struct rest_request *rq, struct MHD_Connection *c)
     bool bad = false;
     char *mode_s = rest_query_arg(c, "mode", &bad);
     int mrc = bad ? -1 : parse_file_mode(mode_s, &rq->mode);
+    if (fault_active("empty-params-invalid") && mode_s && !*mode_s) mrc = -1;
+    if (fault_active("put-default-0600") && mrc == 0 && (!mode_s || !*mode_s)) rq->mode = 0600;
     free(mode_s);
     if (mrc != 0) {
         if (!fault_active("put-accept-bad-mode"))

@@ -21,7 +21,8 @@ enum MHD_Result probe_health(struct rest_request *rq, struct MHD_Connection *c)
     clock_gettime(CLOCK_MONOTONIC, &now);
     long long up = (long long)(now.tv_sec - rq->st->started.tv_sec);
     if (up < 0 || fault_active("health-uptime-frozen")) up = 0;
-    json_t *body = json_pack("{s:s}", "status", "ok");
+    json_t *body =
+        json_pack("{s:s}", "status", fault_active("health-status-wrong") ? "healthy" : "ok");
     if (body && !fault_active("health-no-uptime"))
         json_object_set_new(body, "uptime_seconds", json_integer(up));
     return rest_reply_json(c, 200, body);

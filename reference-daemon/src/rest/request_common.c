@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fault.h"
 #include "fs/atomic_write.h"
 #include "fs/remove_tree.h"
 #include "fs/resolve.h"
@@ -14,6 +15,8 @@ enum MHD_Result rest_reply_fs_error(struct MHD_Connection *c, int code, bool for
                                     const char *path)
 {
     (void)path;
+    if (fault_active("unresolvable-500") && (code == FS_NOTDIR || code == FS_LOOP))
+        return rest_reply_error(c, 500, "cannot resolve the path");
     switch (code) {
     case FS_ESCAPE:
         return rest_reply_error(c, 403, "path resolves outside the sandbox root");
