@@ -73,6 +73,9 @@ static const char *floor_name(const char *id)
     return strncmp(id, "floor.", 6) == 0 ? id + 6 : id;
 }
 
+/* Where the floor column starts in a figure row (see the row format). */
+#define ALT_FLOOR_COLUMN (44 + 1 + 6 + 1 + 4 + 4 * 9 + 1 + 14 + 2)
+
 static void print_figure(FILE *out, const struct bench_figure *f)
 {
     char p50[16], p90[16], p99[16], mx[16], tput[24] = "", ratio[16] = "", fl[24] = "";
@@ -106,7 +109,8 @@ static void print_figure(FILE *out, const struct bench_figure *f)
     fprintf(out, "%-44s %6zu %4llu %8s %8s %8s %8s %14s  %-10s %7s\n", f->label, f->lat.count,
             (unsigned long long)f->errors, p50, p90, p99, mx, tput, fl, ratio);
     if (f->alt_floor[0] && !isnan(f->alt_ratio))
-        fprintf(out, "%-44s %94s %-10s %6.2fx\n", "", "", floor_name(f->alt_floor), f->alt_ratio);
+        fprintf(out, "%*s%-10s %6.2fx\n", ALT_FLOOR_COLUMN, "", floor_name(f->alt_floor),
+                f->alt_ratio);
     if (f->note[0]) fprintf(out, "    note: %s\n", f->note);
 }
 
