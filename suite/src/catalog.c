@@ -3,6 +3,7 @@
 #include "catalog.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,8 +64,10 @@ int catalog_load(struct catalog *cat, char *err, size_t err_len)
 {
     memset(cat, 0, sizeof *cat);
     err[0] = '\0';
-    const struct case_def *start = __start_sbx_cases, *stop = __stop_sbx_cases;
-    size_t slots = (start && stop && stop > start) ? (size_t)(stop - start) : 0;
+    /* The section bounds are two linker symbols, compared as addresses. */
+    const struct case_def *start = __start_sbx_cases;
+    uintptr_t lo = (uintptr_t)__start_sbx_cases, hi = (uintptr_t)__stop_sbx_cases;
+    size_t slots = (lo && hi > lo) ? (size_t)(hi - lo) / sizeof(struct case_def) : 0;
     cat->cases = calloc(slots ? slots : 1, sizeof *cat->cases);
     if (!cat->cases) {
         snprintf(err, err_len, "out of memory");
