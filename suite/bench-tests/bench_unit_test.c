@@ -153,6 +153,8 @@ static void args_defaults_and_errors(void **state)
         {"bench", "--launch", "x", "--grpc", "a:1", "--rest", "b:2"}, /* both modes */
         {"bench", "--stream-sleep", "5", "--streams-timeout", "3s", NULL},
         {"bench", "stray", NULL},
+        {"bench", "--launch-env", "NOEQUALS", NULL},
+        {"bench", "--launch-env", "A=1", "--grpc", "a:1", "--rest", "b:2"}, /* env in attach */
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         const char *w[9] = {0};

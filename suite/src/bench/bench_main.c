@@ -51,7 +51,9 @@ int bench_main(int argc, char **argv)
     rc = bench_target_open(&t, &o, err, sizeof err);
     if (rc != 0) {
         fprintf(stderr, "sandboxd-conformance bench: %s\n",
-                rc == 3 ? "endpoint unreachable" : "cannot start the runtime");
+                rc == 3   ? "endpoint unreachable"
+                : rc == 2 ? "no target"
+                          : "set-up failed");
         fprintf(stderr, "  %s\n", err);
         bench_target_close(&t);
         return rc;

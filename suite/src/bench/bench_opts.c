@@ -29,7 +29,8 @@ void bench_usage(FILE *out)
           "                        substituted\n"
           "  --launch-bundled PATH launch: the sandboxd-ref binary at PATH with its standard\n"
           "                        flags (default: the sandboxd-ref built next to this suite)\n"
-          "  --health-timeout DUR  launch: how long to wait for /v1/health (default 10s)\n"
+          "  --launch-env NAME=VALUE  launch: add a variable to the runtime's environment\n"
+          "  --startup-timeout S   launch: how long to wait for the runtime's health (20)\n"
           "\n"
           "Sizes, counts, durations:\n"
           "  --size SIZE           big transfers: Start stream, floors, REST GET/PUT (default 1G)\n"
@@ -52,8 +53,9 @@ void bench_usage(FILE *out)
           "\n"
           "SIZE takes K, M, G suffixes (powers of 1024; KiB/MiB/GiB too); DUR takes ms, s or\n"
           "m (plain numbers are seconds). Exit status: 0 when the run completed (targets\n"
-          "missed are information, not failure), 2 on a usage error, 3 when the endpoint is\n"
-          "unreachable, 4 when the bench itself failed.\n",
+          "missed are information, not failure), 2 on a usage error or a missing bundled\n"
+          "runtime, 3 when the endpoint is unreachable (or a launched runtime never became\n"
+          "healthy), 4 when the bench itself failed (e.g. the JSON could not be written).\n",
           out);
 }
 
@@ -161,6 +163,7 @@ enum {
     OPT_LAUNCH,
     OPT_BUNDLED,
     OPT_HEALTH,
+    OPT_ENV,
     OPT_JSON,
     OPT_TMPDIR,
     OPT_SIZE,
@@ -179,7 +182,7 @@ enum {
 int bench_parse_args(int argc, char **argv, struct bench_opts *o)
 {
     memset(o, 0, sizeof *o);
-    o->health_timeout_ms = 10000;
+    o->health_timeout_ms = 20000;
     o->size = 1024ull * 1024 * 1024;
     o->small_size = 4096;
     o->count = 2000;
@@ -196,7 +199,8 @@ int bench_parse_args(int argc, char **argv, struct bench_opts *o)
         {"pid", required_argument, NULL, OPT_PID},
         {"launch", required_argument, NULL, OPT_LAUNCH},
         {"launch-bundled", required_argument, NULL, OPT_BUNDLED},
-        {"health-timeout", required_argument, NULL, OPT_HEALTH},
+        {"startup-timeout", required_argument, NULL, OPT_HEALTH},
+        {"launch-env", required_argument, NULL, OPT_ENV},
         {"json", required_argument, NULL, OPT_JSON},
         {"tmpdir", required_argument, NULL, OPT_TMPDIR},
         {"size", required_argument, NULL, OPT_SIZE},
@@ -217,7 +221,7 @@ int bench_parse_args(int argc, char **argv, struct bench_opts *o)
     optind = 1;
     opterr = 0;
     int ch;
-    unsigned only = 0, skip = 0;
+    unsigned only = 0, skip = 0, nenv = 0;
     while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
         double d;
         unsigned u;
@@ -244,8 +248,15 @@ int bench_parse_args(int argc, char **argv, struct bench_opts *o)
             break;
         case OPT_HEALTH:
             if (bench_parse_duration(optarg, &d) != 0)
-                return usage_error("--health-timeout: not a duration: '%s'", optarg);
+                return usage_error("--startup-timeout: not a duration: '%s'", optarg);
             o->health_timeout_ms = (unsigned)(d * 1000.0);
+            break;
+        case OPT_ENV:
+            if (!strchr(optarg, '=') || optarg[0] == '=')
+                return usage_error("--launch-env wants NAME=VALUE, got '%s'", optarg);
+            if (nenv == BENCH_MAX_ENV)
+                return usage_error("at most %d --launch-env options", BENCH_MAX_ENV);
+            o->launch_env[nenv++] = optarg;
             break;
         case OPT_JSON:
             o->json_path = optarg;
@@ -316,6 +327,7 @@ int bench_parse_args(int argc, char **argv, struct bench_opts *o)
         return usage_error("%s", "--launch/--launch-bundled and --grpc/--rest exclude each other");
     if (o->launch_cmd && o->bundled)
         return usage_error("%s", "--launch and --launch-bundled exclude each other");
+    if (nenv && o->grpc_addr) return usage_error("%s", "--launch-env applies to launch mode only");
     if (o->pid && !o->grpc_addr)
         return usage_error("%s", "--pid is for attach mode (launch mode knows the PID)");
     if (o->streams_timeout <= (double)o->stream_sleep)

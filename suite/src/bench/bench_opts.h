@@ -5,6 +5,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#define BENCH_MAX_ENV 32
+
 /* Measurement groups that --only / --skip select (floors always run). */
 enum bench_group {
     BENCH_G_EXECUTE = 1u << 0,
@@ -22,6 +24,7 @@ struct bench_opts {
     int pid;                /* attach mode: runtime PID for memory figures; 0 = none */
     const char *launch_cmd; /* launch template with {grpc_port} {rest_port} {root} ... */
     const char *bundled;    /* --launch-bundled: path of the sandboxd-ref to launch */
+    const char *launch_env[BENCH_MAX_ENV + 1]; /* --launch-env NAME=VALUE, NULL-terminated */
     unsigned health_timeout_ms;
 
     const char *json_path; /* --json FILE */

@@ -13,24 +13,39 @@
 #include "fs_util.h"
 #include "rest_client.h"
 
-/* The sandboxd-ref built with this suite: next to it in an install, or in
- * the build tree's reference-daemon/ directory. */
+/* The sandboxd-ref built with this suite, found as the runner finds it:
+ * in the build tree's reference-daemon/ directory, next to this binary, or
+ * on PATH. Returns 0 with an absolute path in out. */
 static int find_bundled(char *out, size_t len)
 {
-    char self[PATH_MAX];
+    char self[PATH_MAX], cand[PATH_MAX + 64];
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n <= 0) return -1;
-    self[n] = '\0';
-    char *slash = strrchr(self, '/');
-    if (!slash) return -1;
-    *slash = '\0';
-    static const char *const rel[] = {"sandboxd-ref", "../reference-daemon/sandboxd-ref",
-                                      "../bin/sandboxd-ref"};
-    for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
-        bench_fmt(out, len, "%s/%s", self, rel[i]);
-        if (access(out, X_OK) == 0) return 0;
+    if (n > 0) {
+        self[n] = '\0';
+        char *slash = strrchr(self, '/');
+        if (slash) {
+            *slash = '\0';
+            static const char *const rel[] = {"../reference-daemon/sandboxd-ref", "sandboxd-ref"};
+            for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
+                bench_fmt(cand, sizeof cand, "%s/%s", self, rel[i]);
+                if (access(cand, X_OK) == 0 && realpath(cand, out)) return 0;
+            }
+        }
     }
-    return -1;
+    const char *path = getenv("PATH");
+    char *copy = strdup(path ? path : "/usr/local/bin:/usr/bin:/bin");
+    char *save = NULL;
+    int rc = -1;
+    for (char *d = copy ? strtok_r(copy, ":", &save) : NULL; d && rc != 0;
+         d = strtok_r(NULL, ":", &save)) {
+        bench_fmt(cand, sizeof cand, "%s/sandboxd-ref", d);
+        if (access(cand, X_OK) == 0) {
+            bench_fmt(out, len, "%s", cand);
+            rc = 0;
+        }
+    }
+    free(copy);
+    return rc;
 }
 
 static int health(const char *rest, char *err, size_t err_len)
@@ -52,13 +67,17 @@ static int launch(struct bench_target_rt *t, const struct bench_opts *o, char *e
     const char *tmpl = o->launch_cmd;
     if (!tmpl) {
         char path[PATH_MAX];
-        if (o->bundled)
-            bench_fmt(path, sizeof path, "%s", o->bundled);
-        else if (find_bundled(path, sizeof path) != 0) {
+        if (o->bundled) {
+            if (access(o->bundled, X_OK) != 0 || !realpath(o->bundled, path)) {
+                bench_fmt(err, err_len, "--launch-bundled %s: %s", o->bundled, strerror(errno));
+                return 2;
+            }
+        } else if (find_bundled(path, sizeof path) != 0) {
             bench_fmt(err, err_len,
-                      "no target given and no bundled sandboxd-ref found next to this binary; "
-                      "use --launch-bundled PATH, --launch 'CMD' or --grpc/--rest");
-            return 4;
+                      "no target given and no bundled sandboxd-ref found (next to this "
+                      "binary's build tree or on PATH); use --grpc/--rest, --launch or "
+                      "--launch-bundled");
+            return 2;
         }
         /* Quoted so a path with spaces stays one word. */
         bench_fmt(t->template_buf, sizeof t->template_buf,
@@ -74,6 +93,7 @@ static int launch(struct bench_target_rt *t, const struct bench_opts *o, char *e
     }
     struct launch_opts lo = {.command_template = tmpl,
                              .work_dir = t->work_dir,
+                             .extra_env = o->launch_env,
                              .own_process_group = true,
                              .health_timeout_ms = o->health_timeout_ms};
     if (launcher_start(&lo, &t->rt, err, err_len) != 0) return 4;

@@ -24,8 +24,9 @@ struct bench_target_rt {
 };
 
 /* Opens the target and checks it answers (GET /v1/health, Execute `true`).
- * 0 on success; 3 when it does not answer; 4 when launching failed. err
- * says why. */
+ * 0 on success; 2 when the bundled runtime is missing; 3 when the endpoint
+ * does not answer or a launched runtime never became healthy; 4 when the
+ * bench's own set-up failed. err says why. */
 int bench_target_open(struct bench_target_rt *t, const struct bench_opts *o, char *err,
                       size_t err_len);
 
