@@ -411,7 +411,9 @@ int launcher_start(const struct launch_opts *o, struct launched_runtime *rt, cha
             rt->argv = NULL;
         }
         rc = start_once(o, rt, err, err_len);
-        if (rc <= 0) break;
+        /* Retry only when another process took a port between the choice
+         * and the bind; any other early exit is the runtime's answer. */
+        if (rc <= 0 || !strstr(err, "in use")) break;
     }
     return rc == 0 ? 0 : -1;
 }

@@ -556,6 +556,7 @@ int runner_main(int argc, char **argv)
     printf("sandboxd-conformance %s (%s)  seed %llu  jobs %u  level %s%s\n", SBX_VERSION,
            SBX_GIT_COMMIT, (unsigned long long)seed, o.jobs, res.params.level,
            o.transport ? "  profile transport" : "");
+    fflush(stdout);
     if (log_fd >= 0)
         dprintf(log_fd, "sandboxd-conformance %s (%s) seed %llu jobs %u level %s started %s\n",
                 SBX_VERSION, SBX_GIT_COMMIT, (unsigned long long)seed, o.jobs, res.params.level,
