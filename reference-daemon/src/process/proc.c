@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,20 @@
 #include <unistd.h>
 
 #include "intmap.h"
+
+/* Waits (bounded) for the pidfd's process to exit. libuv made the pidfd
+ * non-blocking, and waitid on a non-blocking pidfd never sleeps, so wait for
+ * readability first. Returns waitid's result. */
+static int pidfd_wait(int pidfd, siginfo_t *si, int flags)
+{
+    struct pollfd pfd = {.fd = pidfd, .events = POLLIN};
+    for (int i = 0; i < 100; i++) {
+        int rc = poll(&pfd, 1, 100);
+        if (rc > 0 || (rc < 0 && errno != EINTR)) break;
+    }
+    memset(si, 0, sizeof(*si));
+    return waitid((idtype_t)P_PIDFD, (id_t)pidfd, si, flags | WNOHANG);
+}
 
 struct stdin_req {
     struct stdin_req *next;
@@ -576,7 +591,7 @@ static void release_now(struct proc *p)
             si.si_pid == 0) {
             /* Still running (manager close): end it, then wait. */
             proc_signal_group(p, SIGKILL);
-            waitid((idtype_t)P_PIDFD, (id_t)p->pidfd, &si, WEXITED);
+            pidfd_wait(p->pidfd, &si, WEXITED);
         }
         close(p->pidfd);
         p->pidfd = -1;
@@ -648,7 +663,7 @@ int proc_spawn(struct proc_manager *m, const struct spawn_opts *opts,
         /* Without the PID index the orphan reaper could steal the child. */
         pidfd_send_signal(r.pidfd, SIGKILL, NULL, 0);
         siginfo_t si;
-        waitid((idtype_t)P_PIDFD, (id_t)r.pidfd, &si, WEXITED);
+        pidfd_wait(r.pidfd, &si, WEXITED);
         spawn_result_close(&r);
         free(p);
         return ENOMEM;
@@ -779,7 +794,7 @@ void proc_manager_kill_all(struct proc_manager *m)
      * daemon (the subreaper); wait for that, keeping the zombies. */
     for (struct proc *p = m->live; p; p = p->next) {
         siginfo_t si;
-        if (p->pidfd >= 0) waitid((idtype_t)P_PIDFD, (id_t)p->pidfd, &si, WEXITED | WNOWAIT);
+        if (p->pidfd >= 0) pidfd_wait(p->pidfd, &si, WEXITED | WNOWAIT);
     }
     /* Orphans the daemon adopted, in whatever group they made for
      * themselves. A bounded number of rounds: a child may fork meanwhile. */
