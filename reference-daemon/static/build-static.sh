@@ -64,7 +64,7 @@ fi
 [ -f "$prefix/lib/libmicrohttpd.a" ] || { echo "build-static: libmicrohttpd.a was not built" >&2; exit 1; }
 
 cmake -S "$repo" -B "$build" -DSBX_STATIC_DAEMON=ON -DSBX_MHD_STATIC_ROOT="$prefix" \
-  -DSBX_BUILD_TESTS=OFF -DSBX_WERROR=ON -DCMAKE_BUILD_TYPE=Release >/dev/null
+  -DSBX_BUILD_TESTS=OFF -DSBX_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$build" -j"$(nproc)" --target sandboxd-ref
 bin=$build/reference-daemon/sandboxd-ref
 file "$bin"
