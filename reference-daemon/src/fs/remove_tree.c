@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fault.h"
 #include "fs/resolve.h"
 
 #define MAX_DEPTH 512
@@ -34,6 +35,14 @@ static int remove_at(int dir_fd, const char *name, int recursive, int depth)
 {
     struct stat sb;
     if (fstatat(dir_fd, name, &sb, AT_SYMLINK_NOFOLLOW) != 0) return map_errno(errno);
+    if (recursive && S_ISLNK(sb.st_mode) && fault_active("delete-recursive-follow")) {
+        /* The fault: a link to a directory is entered and emptied. */
+        int lfd = openat(dir_fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (lfd >= 0) {
+            empty_dir(lfd, depth + 1);
+            close(lfd);
+        }
+    }
     if (!S_ISDIR(sb.st_mode)) return unlinkat(dir_fd, name, 0) == 0 ? 0 : map_errno(errno);
     if (recursive) {
         if (depth >= MAX_DEPTH) {
