@@ -3,8 +3,9 @@
 /* Lifecycle cases talk to a private runtime instance over both surfaces.
  * The process client speaks to the case's target, so for the duration of a
  * case the context is pointed at the instance (lc_retarget) and pointed
- * back before the case returns (lc_restore). Call lc_retarget before the
- * case's first process call: the client keeps one connection per case. */
+ * back before the case returns (lc_restore). The process client keeps its
+ * connection in the case's client-state slot "process_client.conn"; that
+ * slot is set aside meanwhile, so the client dials the instance. */
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -16,6 +17,11 @@ struct lc_target {
     struct case_ctx *ctx;
     const struct run_target *saved;
     struct run_target copy;
+    /* The process client's per-case connection to the shared runtime (the
+     * runner has used it to create the case directory), set aside while
+     * the case talks to its instance. */
+    struct case_slot saved_conn;
+    int conn_slot;
 };
 
 void lc_retarget(struct case_ctx *ctx, struct private_runtime *rt, struct lc_target *t);
