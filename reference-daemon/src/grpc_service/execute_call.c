@@ -70,6 +70,9 @@ static void on_output(struct proc *p, enum proc_stream s, const uint8_t *d, size
 {
     struct exec_call *c = user;
     struct out_buf *b = s == PROC_STDOUT ? &c->out : &c->err;
+    /* Fault injection (exec-truncate-1m): output beyond 1 MiB silently dropped. */
+    if (fault_active("exec-truncate-1m") && b->len + n > (1u << 20))
+        n = b->len < (1u << 20) ? (1u << 20) - b->len : 0;
     if (buf_append(b, d, n, c->svc->exec_limit) == 0) return;
     char msg[256];
     snprintf(msg, sizeof(msg),
@@ -165,7 +168,8 @@ static bool launch(struct exec_call *c, Process__V1__ExecuteRequest *req)
     if (fault_active("unknown-field-reject") && request_unknown_fields(&req->base)) {
         code = SBX_GRPC_INVALID_ARGUMENT;
         snprintf(err, sizeof(err), "unknown fields in request");
-    } else if (req->config && req->config->n_command == 0 && fault_active("empty-command-ok")) {
+    } else if ((req->config ? req->config->n_command == 0 && fault_active("empty-command-ok")
+                            : fault_active("missing-config-ok"))) {
         answer_exit(c->call, 127);
         c->call = NULL;
         return false;
