@@ -30,12 +30,17 @@ static void esc(FILE *f, const char *s)
     text_write_xml(f, s ? s : "");
 }
 
-static void case_row(FILE *f, const struct case_result *r)
+/* primary: the clause the case is listed under first; only there it
+ * carries its anchor, so every id in the page is unique. */
+static void case_row(FILE *f, const struct case_result *r, bool primary)
 {
     const char *st = result_status(r);
-    fputs("<tr><td><a id=\"", f);
-    esc(f, r->def->id);
-    fputs("\"></a>", f);
+    fputs("<tr><td>", f);
+    if (primary) {
+        fputs("<a id=\"", f);
+        esc(f, r->def->id);
+        fputs("\"></a>", f);
+    }
     esc(f, r->def->id);
     fputs("</td><td>", f);
     esc(f, r->def->title);
@@ -178,8 +183,16 @@ static int write_html(FILE *f, const struct run_results *res)
             fputs("<table><tr><th>case</th><th>title</th><th>level</th><th>outcome</th>"
                   "<th>time</th></tr>\n",
                   f);
-            for (size_t k = 0; k < res->count; k++)
-                if (text_list_has(res->cases[k].def->clauses, cl->id)) case_row(f, &res->cases[k]);
+            for (size_t k = 0; k < res->count; k++) {
+                const char *cls = res->cases[k].def->clauses;
+                if (!text_list_has(cls, cl->id)) continue;
+                size_t idl = strlen(cl->id);
+                while (*cls == ' ')
+                    cls++;
+                bool primary = strncmp(cls, cl->id, idl) == 0 &&
+                               (cls[idl] == '\0' || cls[idl] == ',' || cls[idl] == ' ');
+                case_row(f, &res->cases[k], primary);
+            }
             fputs("</table>\n", f);
         }
     }

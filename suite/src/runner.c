@@ -696,8 +696,7 @@ int runner_main(int argc, char **argv)
         launcher_describe_status(rt.status, how, sizeof how);
         snprintf(res.runtime.exit_text, sizeof res.runtime.exit_text, "%s%s", how,
                  killed ? " (did not stop within 20 s of SIGTERM; killed)" : " after SIGTERM");
-        printf("\nruntime %s (%.2f s after SIGTERM)\n", res.runtime.exit_text,
-               res.runtime.stop_seconds);
+        printf("\nruntime %s (in %.2f s)\n", res.runtime.exit_text, res.runtime.stop_seconds);
         if (log_fd >= 0) dprintf(log_fd, "runtime %s\n", res.runtime.exit_text);
     }
 

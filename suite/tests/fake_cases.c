@@ -40,8 +40,8 @@ static void fake_roundtrip(struct case_ctx *ctx)
     http_response_free(&resp);
 }
 SBX_CASE(fake_roundtrip, .id = "P1-901", .title = "fake: a file round-trips in the case dir",
-         .clauses = "P1", .level = LEVEL_MUST, .tags = "files", .catches = "nothing (test catalog)",
-         .how = "PUT then GET in case_dir");
+         .clauses = "P1,P18", .level = LEVEL_MUST, .tags = "files",
+         .catches = "nothing (test catalog)", .how = "PUT then GET in case_dir");
 
 static void fake_fail(struct case_ctx *ctx)
 {
