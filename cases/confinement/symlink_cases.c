@@ -143,7 +143,7 @@ static char *sl_target(struct case_ctx *ctx, const char *rel, const char *query)
 
 /* After a request: the body reveals nothing outside and nothing outside
  * changed. */
-static void sl_after(struct case_ctx *ctx, struct sl_env *e, const char *target,
+static void sl_after(struct case_ctx *ctx, struct sl_env *e, const char *method, const char *target,
                      const struct http_response *resp)
 {
     char why[200];
@@ -157,9 +157,10 @@ static void sl_after(struct case_ctx *ctx, struct sl_env *e, const char *target,
                   resp->status, resp->content_length);
     char *diff = NULL;
     int ch = canary_check(ctx, &e->c, &diff);
-    if (ch == 1)
+    if (ch == 1) {
+        case_request(ctx, "%s %s", method, target);
         case_fail(ctx, "nothing outside the root is created, changed or removed", "%s", diff);
-    else if (ch < 0)
+    } else if (ch < 0)
         case_error(ctx, "%s", diff);
     free(diff);
 }
@@ -173,7 +174,7 @@ static long sl_do(struct case_ctx *ctx, struct sl_env *e, const char *method, co
     memset(resp, 0, sizeof *resp);
     bool got = rx_send(ctx, NULL, method, target, body, body ? strlen(body) : 0,
                        body ? octet : NULL, resp);
-    sl_after(ctx, e, target, resp);
+    sl_after(ctx, e, method, target, resp);
     free(target);
     return got ? resp->status : 0;
 }
@@ -475,7 +476,7 @@ static void s5_recursive_tree(struct case_ctx *ctx)
         char *target = conf_xasprintf("%s?recursive=true", base);
         struct http_response resp = {0};
         if (rx_send(ctx, NULL, "DELETE", target, NULL, 0, NULL, &resp)) {
-            sl_after(ctx, &e, target, &resp);
+            sl_after(ctx, &e, "DELETE", target, &resp);
             case_note(ctx, "recursive DELETE of %s answered %ld", path, resp.status);
         }
         http_response_free(&resp);
@@ -512,7 +513,7 @@ static void s6_check_listing(struct case_ctx *ctx, struct sl_env *e, const char 
     char *target = rest_files_target(path);
     struct http_response resp = {0};
     if (!rx_send(ctx, NULL, "GET", target, NULL, 0, NULL, &resp)) goto out;
-    sl_after(ctx, e, target, &resp);
+    sl_after(ctx, e, "GET", target, &resp);
     json_error_t jerr;
     json_t *doc = resp.status == 200 ? json_loadb(resp.body, resp.body_len, 0, &jerr) : NULL;
     json_t *entries = json_object_get(doc, "entries");

@@ -542,6 +542,92 @@ static void report(struct case_ctx *ctx, const struct trav_obs *o, const char *p
     free(preview);
 }
 
+struct loop_state {
+    size_t tried, skipped, no_response_run, changes;
+    bool stop;
+};
+
+/* One method of one vector. First pass: the request with every check but
+ * the outside one. Replay pass (after the outside state changed): the
+ * request followed by its own outside check, to attribute the change. */
+static void try_method(struct case_ctx *ctx, struct trav_run *run, const struct trav_vector *v,
+                       const char *method, const struct trav_opts *opts, bool replay,
+                       struct loop_state *st)
+{
+    char err[512];
+    char *target = NULL, *rel = NULL, *marker = NULL, *in_name = NULL;
+    int b = build_request(ctx, run, v, method, &target, &rel, &marker, &in_name, err, sizeof err);
+    if (b == -2) {
+        case_error(ctx, "traversal corpus: vector %s: %s", v->id, err);
+        st->stop = true;
+        return;
+    }
+    if (b == -1) {
+        if (!replay) st->skipped++;
+        return;
+    }
+    bool put = strcmp(method, "PUT") == 0;
+    struct http_request req = {.method = method,
+                               .target = target,
+                               .body = put ? marker : NULL,
+                               .body_len = put ? strlen(marker) : 0,
+                               .timeout_ms = 5000,
+                               .max_body = 256 * 1024};
+    const char *hdrs[] = {"Content-Type: application/octet-stream", NULL};
+    if (put) req.headers = hdrs;
+    struct http_response resp = {0};
+    int rc = rest_do(ctx, &req, &resp);
+    struct trav_obs o = {.v = v,
+                         .method = method,
+                         .target = target,
+                         .rel = rel,
+                         .resp = &resp,
+                         .rc = rc,
+                         .marker = marker,
+                         .in_name = in_name};
+    struct sbuf pr = {0};
+    if (replay) {
+        char *diff = NULL;
+        int ch = canary_check(ctx, &run->canaries, &diff);
+        if (ch == 1) {
+            sbuf_printf(&pr, "outside the root changed: %s", diff);
+            st->changes++;
+        } else if (ch < 0) {
+            case_error(ctx, "%s", diff);
+            st->stop = true;
+        }
+        free(diff);
+    } else {
+        universal_checks(run, &o, &pr);
+        if (opts->judge) opts->judge(ctx, run, &o, &pr);
+        if (opts->health_after) {
+            long hs;
+            double secs;
+            if (!conf_health_ok(case_rest_addr(ctx), 3000, &hs, &secs)) {
+                sbuf_printf(&pr,
+                            "%safterwards /v1/health did not answer 200 within 3 s "
+                            "(status %ld after %.1f s): the daemon is wedged or gone",
+                            pr.len ? "; " : "", hs, secs);
+                st->stop = true;
+            }
+        }
+        st->no_response_run = rc == 0 ? 0 : st->no_response_run + 1;
+        if (st->no_response_run >= 3) {
+            sbuf_printf(&pr, "%sthree requests in a row got no response; stopping",
+                        pr.len ? "; " : "");
+            st->stop = true;
+        }
+        st->tried++;
+    }
+    if (pr.len) report(ctx, &o, pr.s);
+    sbuf_free(&pr);
+    http_response_free(&resp);
+    free(target);
+    free(rel);
+    free(marker);
+    free(in_name);
+}
+
 void trav_run_cases(struct case_ctx *ctx, const struct trav_opts *opts)
 {
     struct trav_corpus corpus;
@@ -570,83 +656,36 @@ void trav_run_cases(struct case_ctx *ctx, const struct trav_opts *opts)
     }
     free(diff);
 
-    size_t tried = 0, skipped = 0, vectors = 0, no_response_run = 0;
-    bool stop = false;
-    for (size_t i = 0; i < corpus.n && !stop; i++) {
+    struct loop_state st = {0};
+    size_t vectors = 0;
+    for (size_t i = 0; i < corpus.n && !st.stop; i++) {
         const struct trav_vector *v = &corpus.v[i];
         if (!(opts->classes & TC_BIT(v->cls))) continue;
         vectors++;
-        for (size_t m = 0; m < 4 && !stop; m++) {
-            char *target = NULL, *rel = NULL, *marker = NULL, *in_name = NULL;
-            int b = build_request(ctx, &run, v, methods[m], &target, &rel, &marker, &in_name, err,
-                                  sizeof err);
-            if (b == -2) {
-                case_error(ctx, "traversal corpus: vector %s: %s", v->id, err);
-                stop = true;
-                break;
+        for (size_t m = 0; m < 4 && !st.stop; m++)
+            try_method(ctx, &run, v, methods[m], opts, false, &st);
+        if (st.stop) break;
+        /* One outside check per vector; when something changed, replay the
+         * methods one by one (the canaries are restored) to name the one. */
+        int ch = canary_check(ctx, &run.canaries, &diff);
+        if (ch < 0) {
+            case_error(ctx, "%s", diff);
+            st.stop = true;
+        } else if (ch == 1) {
+            size_t before = st.changes;
+            for (size_t m = 0; m < 4 && !st.stop; m++)
+                try_method(ctx, &run, v, methods[m], opts, true, &st);
+            if (st.changes == before) {
+                case_request(ctx, "GET, HEAD, PUT and DELETE of vector %s", v->id);
+                case_fail(ctx, "nothing outside the root is created, changed or removed",
+                          "vector %s (%s): outside the root changed: %s", v->id,
+                          trav_class_name(v->cls), diff);
             }
-            if (b == -1) {
-                skipped++;
-                continue;
-            }
-            bool put = strcmp(methods[m], "PUT") == 0;
-            struct http_request req = {.method = methods[m],
-                                       .target = target,
-                                       .body = put ? marker : NULL,
-                                       .body_len = put ? strlen(marker) : 0,
-                                       .timeout_ms = 5000,
-                                       .max_body = 256 * 1024};
-            const char *hdrs[] = {"Content-Type: application/octet-stream", NULL};
-            if (put) req.headers = hdrs;
-            struct http_response resp = {0};
-            int rc = rest_do(ctx, &req, &resp);
-            struct trav_obs o = {.v = v,
-                                 .method = methods[m],
-                                 .target = target,
-                                 .rel = rel,
-                                 .resp = &resp,
-                                 .rc = rc,
-                                 .marker = marker,
-                                 .in_name = in_name};
-            struct sbuf pr = {0};
-            universal_checks(&run, &o, &pr);
-            if (opts->judge) opts->judge(ctx, &run, &o, &pr);
-            int ch = canary_check(ctx, &run.canaries, &diff);
-            if (ch == 1)
-                sbuf_printf(&pr, "%soutside the root changed: %s", pr.len ? "; " : "", diff);
-            else if (ch < 0) {
-                case_error(ctx, "%s", diff);
-                stop = true;
-            }
-            free(diff);
-            diff = NULL;
-            if (opts->health_after) {
-                long hs;
-                double secs;
-                if (!conf_health_ok(case_rest_addr(ctx), 3000, &hs, &secs)) {
-                    sbuf_printf(&pr,
-                                "%safterwards /v1/health did not answer 200 within 3 s "
-                                "(status %ld after %.1f s): the daemon is wedged or gone",
-                                pr.len ? "; " : "", hs, secs);
-                    stop = true;
-                }
-            }
-            no_response_run = rc == 0 ? 0 : no_response_run + 1;
-            if (no_response_run >= 3) {
-                sbuf_printf(&pr, "%sthree requests in a row got no response; stopping",
-                            pr.len ? "; " : "");
-                stop = true;
-            }
-            if (pr.len) report(ctx, &o, pr.s);
-            sbuf_free(&pr);
-            tried++;
-            http_response_free(&resp);
-            free(target);
-            free(rel);
-            free(marker);
-            free(in_name);
         }
+        free(diff);
+        diff = NULL;
     }
+    size_t tried = st.tried, skipped = st.skipped;
     case_note(ctx, "%zu vectors, %zu requests tried, %zu skipped (canary location unavailable)",
               vectors, tried, skipped);
     if (tried == 0 && !case_failed(ctx))
