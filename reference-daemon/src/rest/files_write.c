@@ -49,6 +49,8 @@ static int store(void *user, const char *data, size_t len)
         free(copy);
         return rc;
     }
+    if (fault_active("put-stop-at-nul") && memchr(data, 0, len))
+        len = (size_t)((const char *)memchr(data, 0, len) - (const char *)data);
     return fs_atomic_write(&rq->file, data, len);
 }
 
