@@ -322,6 +322,11 @@ void start_on_request(struct sbx_grpc_server_call *call, const uint8_t *msg, siz
 
     /* P9: the id is valid before the InitEvent can reach the client. */
     c->id = proc_register(c->p);
+    /* Fault injection (os-pid-ids): the OS pid exposed as the handle. */
+    if (c->id > 0 && fault_active("os-pid-ids")) {
+        proc_unregister(c->p);
+        c->id = proc_register_as(c->p, (int32_t)proc_pid(c->p)) == 0 ? (int32_t)proc_pid(c->p) : -1;
+    }
     if (c->id < 0) {
         fail_stream(c, SBX_GRPC_RESOURCE_EXHAUSTED, "out of memory");
         start_call_free(c);
