@@ -419,6 +419,13 @@ static void many_streams(struct case_ctx *ctx)
         }
     } else {
         case_note(ctx, "%d of %d streams got their InitEvent", inited, N);
+        /* The connection may be saturated: cancel every stream first (which
+         * ends its process, P17) rather than queue SendSignal calls behind
+         * them; the runner kills what is still tracked on a new connection. */
+        for (int i = 0; i < begun; i++) {
+            proc_cancel(ps[i].s);
+            ps[i].ended = true;
+        }
     }
     for (int i = 0; i < begun; i++)
         pu_free(&ps[i]);

@@ -169,6 +169,7 @@ static void ids_positive_not_pids(struct case_ctx *ctx)
             CASE_CHECK(ctx, ps.pid > 0, "a positive process_id", "%d", (int)ps.pid);
             long os_pid = ps.out ? strtol((const char *)ps.out, NULL, 10) : -1;
             if (os_pid == ps.pid) same++;
+            case_note(ctx, "process_id %d, OS pid %ld", (int)ps.pid, os_pid);
         }
         pu_free(&ps);
     }
