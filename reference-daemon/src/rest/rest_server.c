@@ -26,7 +26,7 @@
 #include "rest/request_path.h"
 
 #define FILES_PREFIX "/v1/files"
-#define CONNECTION_MEMORY (256 * 1024) /* request line and headers fit in this */
+#define CONNECTION_MEMORY (128 * 1024) /* request line and headers fit in this */
 
 struct rest_server {
     struct daemon_state *st;
