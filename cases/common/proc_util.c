@@ -46,7 +46,7 @@ static void sleep_ms(unsigned ms)
 
 bool pu_sh_ok(struct case_ctx *ctx, const char *script, const char *purpose, struct proc_result *r)
 {
-    struct proc_result local;
+    struct proc_result local = {0};
     struct proc_result *res = r ? r : &local;
     proc_sh(ctx, script, res);
     bool ok = res->code == 0 && res->exit_code == 0;

@@ -12,6 +12,8 @@
 #include "process.pb-c.h"
 #include "sbx_grpc_client.h"
 
+/* The per-case client-state key; the lifecycle cases set this slot aside
+ * while they talk to a private instance (cases/lifecycle/lc_util.c). */
 #define STATE_KEY "process_client.conn"
 /* Connections a case may open when the runtime breaks them (e.g. after a
  * malformed request); older ones stay open so their calls remain valid. */
