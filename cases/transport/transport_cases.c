@@ -1,0 +1,509 @@
+/* The transport profile (T1-T4): run with --profile transport against a
+ * proxy or router in front of a runtime (--grpc/--rest pointing at the
+ * proxy). They check what a proxy can break: one sandbox behind both
+ * surfaces, gRPC trailers, and streaming (no buffering to completion) of
+ * Start output and of large file bodies in both directions. Proven in ctest
+ * through nginx (cases/transport/run_nginx_profile.sh): a streaming
+ * configuration passes, a buffering one fails T4. */
+#include "case_api.h"
+#include "common/conf_util.h"
+#include "common/payload.h"
+#include "concurrency/conc_util.h"
+#include "concurrency/raw_http.h"
+#include "process_client.h"
+#include "rest_client.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* gRPC status codes used here. */
+enum {
+    ST_OK = 0,
+    ST_INVALID_ARGUMENT = 3,
+    ST_NOT_FOUND = 5,
+    ST_PERMISSION_DENIED = 7,
+    ST_FAILED_PRECONDITION = 9
+};
+
+/* ---- T1: one sandbox behind both surfaces -------------------------------- */
+
+static void t1_same_sandbox(struct case_ctx *ctx)
+{
+    char from_rest[64], from_proc[64], why[300];
+    snprintf(from_rest, sizeof from_rest, "via-rest-%016llx", (unsigned long long)case_rand(ctx));
+    snprintf(from_proc, sizeof from_proc, "via-proc-%016llx", (unsigned long long)case_rand(ctx));
+    char *rel = conf_xasprintf("%s/t1/from-rest.txt", case_dir(ctx));
+    struct http_response resp = {0};
+    if (rest_put_bytes(ctx, rel, from_rest, strlen(from_rest), NULL, &resp) != 0 ||
+        resp.status != 204) {
+        case_fail(ctx, "PUT through the proxy answers 204", "status %ld %s", resp.status,
+                  resp.error);
+        goto out;
+    }
+    char *out = NULL;
+    int rc = conf_sh(ctx, "cat t1/from-rest.txt", &out, why, sizeof why);
+    if (rc != 0 || !out || strcmp(out, from_rest) != 0)
+        case_fail(ctx, "a process sees the file written through REST (P18)", "%s",
+                  rc != 0 ? why : "different content");
+    free(out);
+    char *script = conf_xasprintf("printf %%s '%s' > t1/from-proc.txt", from_proc);
+    rc = conf_sh(ctx, script, NULL, why, sizeof why);
+    free(script);
+    if (rc != 0) {
+        case_fail(ctx, "Execute through the proxy writes a file", "%s", why);
+        goto out;
+    }
+    char *rel2 = conf_xasprintf("%s/t1/from-proc.txt", case_dir(ctx));
+    http_response_free(&resp);
+    memset(&resp, 0, sizeof resp);
+    if (rest_get_path(ctx, rel2, &resp) != 0 || resp.status != 200 ||
+        resp.body_len != strlen(from_proc) || memcmp(resp.body, from_proc, resp.body_len) != 0)
+        case_fail(ctx, "REST serves the file a process wrote (P18)", "status %ld, body %.80s",
+                  resp.status, resp.body ? resp.body : "");
+    free(rel2);
+out:
+    http_response_free(&resp);
+    free(rel);
+}
+SBX_CASE(t1_same_sandbox, .id = "T1-001",
+         .title = "REST and gRPC through the proxy reach the same sandbox", .clauses = "T1,P18",
+         .level = LEVEL_MUST, .tags = "transport", .needs = NEEDS_TRANSPORT, .timeout_s = 30,
+         .catches = "a proxy that routes REST and gRPC to different sandboxes (or only one of "
+                    "them), so files written on one surface are missing on the other",
+         .how = "PUT a unique file through the REST endpoint and read it with Execute `cat` "
+                "through the gRPC endpoint; write another with Execute and GET it through REST");
+
+/* ---- T2: gRPC statuses in trailers ---------------------------------------- */
+
+static void expect_code(struct case_ctx *ctx, const char *what, int got, int want)
+{
+    CASE_CHECK(ctx, got == want, "the gRPC status the runtime sends, intact through the proxy",
+               "%s: status %d, expected %d", what, got, want);
+}
+
+static void t2_trailers(struct case_ctx *ctx)
+{
+    /* A cwd escaping the root (P4 MUST: PERMISSION_DENIED) whose text has
+     * non-ASCII and '%': when the runtime echoes it in grpc-message, the
+     * percent-encoding must survive the proxy. */
+    char marker[64];
+    snprintf(marker, sizeof marker, "\xc3\xbc%%41%%-%08llx",
+             (unsigned long long)(case_rand(ctx) & 0xffffffffu));
+    struct sbuf cwd = {0};
+    for (int i = 0; i < conf_path_depth(case_dir(ctx)) + 40; i++)
+        sbuf_puts(&cwd, "../");
+    sbuf_puts(&cwd, marker);
+    const char *argv[] = {"true", NULL};
+    struct proc_spec spec = {.argv = argv, .cwd = cwd.s, .timeout_ms = 10000};
+    struct proc_result r = {0};
+    int code = proc_execute(ctx, &spec, &r);
+    expect_code(ctx, "Execute with a cwd escaping the root", code, ST_PERMISSION_DENIED);
+    const char *hex = marker + strlen(marker) - 8;
+    if (r.message && strstr(r.message, hex)) {
+        CASE_CHECK(ctx, strstr(r.message, marker) != NULL,
+                   "grpc-message arrives intact (UTF-8 and '%' percent-encoded end to end)",
+                   "message \"%s\" does not contain \"%s\"", r.message, marker);
+    } else {
+        case_note(ctx, "the runtime's message does not echo the cwd; its text was not compared");
+    }
+    proc_result_free(&r);
+    sbuf_free(&cwd);
+
+    expect_code(ctx, "WriteStdin to an unknown process", proc_write_stdin(ctx, 2147480000, "x", 1),
+                ST_NOT_FOUND);
+
+    /* Statuses about a live process, then a stream that ends OK in trailers
+     * after data. */
+    const char *sleep_argv[] = {"sleep", "10", NULL};
+    struct proc_spec sp = {.argv = sleep_argv};
+    struct proc_stream *s = proc_start(ctx, &sp, NULL);
+    struct proc_event ev;
+    if (s) proc_next(s, 10000, &ev);
+    if (!s || ev.kind != PEV_INIT) {
+        case_fail(ctx, "Start through the proxy delivers an InitEvent (P7)", "no InitEvent");
+        if (s) proc_stream_free(s);
+        return;
+    }
+    int32_t pid = ev.process_id;
+    expect_code(ctx, "SendSignal SIGNAL_UNSPECIFIED", proc_signal(ctx, pid, 0),
+                ST_INVALID_ARGUMENT);
+    expect_code(ctx, "ResizeTTY on a process without a PTY", proc_resize(ctx, pid, 80, 24),
+                ST_FAILED_PRECONDITION);
+    expect_code(ctx, "SendSignal SIGKILL", proc_signal(ctx, pid, 9), ST_OK);
+    struct proc_result sr = {0};
+    int end = proc_collect(s, 10000, &sr, NULL);
+    CASE_CHECK(ctx, end == 0 && sr.code == ST_OK,
+               "the Start stream ends with status OK in trailers after the ExitEvent",
+               "end %d, status %d", end, sr.code);
+    proc_result_free(&sr);
+    proc_stream_free(s);
+
+    const char *out_argv[] = {"sh", "-c", "echo out; echo err >&2; exit 3", NULL};
+    struct proc_spec op = {.argv = out_argv};
+    s = proc_start(ctx, &op, NULL);
+    memset(&sr, 0, sizeof sr);
+    end = s ? proc_collect(s, 10000, &sr, NULL) : -1;
+    CASE_CHECK(ctx, end == 0 && sr.code == ST_OK && sr.exit_code == 3,
+               "a Start stream with output ends OK in trailers, exit code 3",
+               "end %d, status %d, exit %d", end, sr.code, sr.exit_code);
+    proc_result_free(&sr);
+    if (s) proc_stream_free(s);
+}
+SBX_CASE(t2_trailers, .id = "T2-001", .title = "gRPC statuses in trailers arrive intact",
+         .clauses = "T2,G1", .level = LEVEL_MUST, .tags = "transport", .needs = NEEDS_TRANSPORT,
+         .timeout_s = 40,
+         .catches = "a proxy that drops or rewrites HTTP/2 trailers (grpc-status, grpc-message), "
+                    "turns trailers-only responses into errors, or mangles percent-encoded "
+                    "messages",
+         .how = "through the proxy: Execute with an escaping cwd (PERMISSION_DENIED; its message, "
+                "when it echoes the cwd, must keep the UTF-8 and '%' marker), WriteStdin to an "
+                "unknown id (NOT_FOUND), SendSignal UNSPECIFIED (INVALID_ARGUMENT) and ResizeTTY "
+                "without PTY (FAILED_PRECONDITION) on a live process, and Start streams that end "
+                "OK in trailers after their events");
+
+/* ---- T3: Start output is not buffered -------------------------------------- */
+
+static void t3_start_streams(struct case_ctx *ctx)
+{
+    const char *argv[] = {"sh", "-c", "echo early; sleep 6; echo late", NULL};
+    struct proc_spec spec = {.argv = argv};
+    uint64_t t0 = case_now_ms();
+    struct proc_stream *s = proc_start(ctx, &spec, NULL);
+    if (!s) {
+        case_fail(ctx, "Start through the proxy", "the call failed");
+        return;
+    }
+    int32_t pid = 0;
+    bool early = false;
+    struct proc_event ev;
+    while (case_now_ms() - t0 < 3000 && !early) {
+        proc_next(s, 3000 - (unsigned)(case_now_ms() - t0), &ev);
+        if (ev.kind == PEV_INIT)
+            pid = ev.process_id;
+        else if (ev.kind == PEV_STDOUT && ev.len > 0)
+            early = true;
+        else if (ev.kind != PEV_STDERR && ev.kind != PEV_OTHER)
+            break;
+    }
+    uint64_t at = case_now_ms() - t0;
+    case_request(ctx, "Start sh -c 'echo early; sleep 6; echo late'");
+    if (!early)
+        case_fail(ctx, "the early output arrives within 3 s while the process sleeps 6 s",
+                  "nothing after %.1f s: the proxy buffers the stream", (double)at / 1000.0);
+    else
+        case_note(ctx, "early output after %.2f s", (double)at / 1000.0);
+    if (pid > 0) proc_signal(ctx, pid, 9);
+    struct proc_result r = {0};
+    proc_collect(s, 10000, &r, NULL);
+    proc_result_free(&r);
+    proc_stream_free(s);
+}
+SBX_CASE(t3_start_streams, .id = "T3-001", .title = "Start output streams through the proxy",
+         .clauses = "T3,P10", .level = LEVEL_MUST, .tags = "transport", .needs = NEEDS_TRANSPORT,
+         .timeout_s = 30,
+         .catches = "a proxy that buffers gRPC response messages until the stream ends, so a "
+                    "long-running process shows no output",
+         .how = "Start `echo early; sleep 6; echo late`: the stdout event of \"early\" must "
+                "arrive within 3 s (the process is then killed)");
+
+/* ---- T4: large GET streams ------------------------------------------------- */
+
+#define T4_SIZE (128ull * 1024 * 1024)
+#define T4_PAUSE_AT (1024 * 1024)
+#define T4_MARK_LEN 16
+#define T4_MARK_OFF (T4_SIZE - 4096)
+#define T4_SCRATCH (64u * 1024)
+
+struct t4_download {
+    const char *addr;
+    const char *target;
+    uint64_t seed;
+    uint64_t off;
+    uint64_t first_byte_ms, start_ms;
+    uint8_t tail[T4_MARK_LEN];
+    uint8_t expected_tail[T4_MARK_LEN];
+    bool corrupt;
+    uint64_t corrupt_at;
+    uint8_t *scratch;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    bool paused, resume, done;
+    long status;
+    char error[256];
+};
+
+static size_t t4_write(char *buf, size_t size, size_t nitems, void *ud)
+{
+    struct t4_download *d = ud;
+    size_t n = size * nitems;
+    if (d->off == 0 && n) d->first_byte_ms = case_now_ms();
+    if (d->off + n > T4_SIZE) {
+        d->corrupt = true;
+        d->corrupt_at = d->off;
+        return 0;
+    }
+    for (size_t done = 0; done < n;) {
+        size_t piece = n - done < T4_SCRATCH ? n - done : T4_SCRATCH;
+        payload_fill(d->seed, T4_SIZE, d->off + done, d->scratch, piece);
+        for (size_t i = 0; i < piece; i++) {
+            uint64_t o = d->off + done + i;
+            uint8_t got = (uint8_t)buf[done + i];
+            if (o >= T4_MARK_OFF && o < T4_MARK_OFF + T4_MARK_LEN) {
+                d->tail[o - T4_MARK_OFF] = got;
+                d->expected_tail[o - T4_MARK_OFF] = d->scratch[i];
+            } else if (got != d->scratch[i] && !d->corrupt) {
+                d->corrupt = true;
+                d->corrupt_at = o;
+            }
+        }
+        done += piece;
+    }
+    d->off += n;
+    if (d->off >= T4_PAUSE_AT) {
+        pthread_mutex_lock(&d->mu);
+        if (!d->paused) {
+            d->paused = true;
+            pthread_cond_broadcast(&d->cv);
+            struct timespec until;
+            clock_gettime(CLOCK_REALTIME, &until);
+            until.tv_sec += 30;
+            while (!d->resume)
+                if (pthread_cond_timedwait(&d->cv, &d->mu, &until) != 0) break;
+        }
+        pthread_mutex_unlock(&d->mu);
+    }
+    return n;
+}
+
+static void *t4_main(void *arg)
+{
+    struct t4_download *d = arg;
+    struct http_request req = {.method = "GET",
+                               .target = d->target,
+                               .timeout_ms = 120000,
+                               .write_cb = t4_write,
+                               .write_ud = d};
+    struct http_response resp = {0};
+    d->start_ms = case_now_ms();
+    int rc = rest_do_at(d->addr, &req, &resp);
+    d->status = rc == 0 ? resp.status : 0;
+    if (rc != 0) snprintf(d->error, sizeof d->error, "%s", resp.error);
+    http_response_free(&resp);
+    pthread_mutex_lock(&d->mu);
+    d->paused = d->done = true;
+    pthread_cond_broadcast(&d->cv);
+    pthread_mutex_unlock(&d->mu);
+    return NULL;
+}
+
+static void t4_large_get(struct case_ctx *ctx)
+{
+    const char *addr = case_rest_addr(ctx);
+    char *target = conc_target(case_dir(ctx), "t4-big.bin", NULL);
+    uint64_t seed = case_rand(ctx);
+    struct payload_source src = {.seed = seed, .total = T4_SIZE};
+    static const char *const octet[] = {"Content-Type: application/octet-stream", NULL};
+    struct http_request put = {.method = "PUT",
+                               .target = target,
+                               .headers = octet,
+                               .timeout_ms = 120000,
+                               .read_cb = payload_read_cb,
+                               .read_ud = &src,
+                               .upload_size = (long long)T4_SIZE};
+    struct http_response presp = {0};
+    case_request(ctx, "PUT %s (%llu MiB)", target, T4_SIZE >> 20);
+    if (rest_do_at(addr, &put, &presp) != 0 || presp.status != 204) {
+        case_fail(ctx, "PUT through the proxy answers 204", "status %ld %s", presp.status,
+                  presp.error);
+        http_response_free(&presp);
+        free(target);
+        return;
+    }
+    http_response_free(&presp);
+
+    struct t4_download d = {.addr = addr, .target = target, .seed = seed};
+    d.scratch = conf_xmalloc(T4_SCRATCH);
+    pthread_mutex_init(&d.mu, NULL);
+    pthread_cond_init(&d.cv, NULL);
+    pthread_t tid;
+    if (pthread_create(&tid, NULL, t4_main, &d) != 0) {
+        case_error(ctx, "could not start the download thread");
+        free(d.scratch);
+        free(target);
+        return;
+    }
+    pthread_mutex_lock(&d.mu);
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 30;
+    while (!d.paused)
+        if (pthread_cond_timedwait(&d.cv, &d.mu, &until) != 0) break;
+    bool paused = d.paused && !d.done;
+    pthread_mutex_unlock(&d.mu);
+
+    char mark[T4_MARK_LEN + 1];
+    snprintf(mark, sizeof mark, "SBXTAIL-%08llx", (unsigned long long)(seed & 0xffffffffu));
+    if (paused) {
+        /* Give a buffering proxy time to read the whole body, then change
+         * the file's last bytes on disk: a streaming path reads them only
+         * now and delivers the change. */
+        sleep(2);
+        char *script = conf_xasprintf("printf %%s '%s' | dd of=t4-big.bin bs=%d seek=%llu "
+                                      "conv=notrunc 2>/dev/null",
+                                      mark, T4_MARK_LEN, T4_MARK_OFF / T4_MARK_LEN);
+        char why[300];
+        int rc = conf_sh(ctx, script, NULL, why, sizeof why);
+        free(script);
+        if (rc != 0)
+            case_error(ctx, "could not change the file's tail through Execute (dd): %s", why);
+    }
+    pthread_mutex_lock(&d.mu);
+    d.resume = true;
+    pthread_cond_broadcast(&d.cv);
+    pthread_mutex_unlock(&d.mu);
+    pthread_join(tid, NULL);
+
+    case_request(ctx, "GET %s (reading paused after 1 MiB for 2 s)", target);
+    if (!paused)
+        case_fail(ctx, "a 200 download that can be paused after its first MiB",
+                  "the download ended before 1 MiB: status %ld %s", d.status, d.error);
+    else if (d.status != 200 || d.off != T4_SIZE)
+        case_fail(ctx, "the large download completes (200, every byte)",
+                  "status %ld after %llu of %llu bytes %s", d.status, (unsigned long long)d.off,
+                  T4_SIZE, d.error);
+    else if (d.corrupt)
+        case_fail(ctx, "the bytes are the file's", "byte %llu differs",
+                  (unsigned long long)d.corrupt_at);
+    else if (memcmp(d.tail, mark, T4_MARK_LEN) == 0)
+        case_note(ctx,
+                  "first byte after %.2f s; the tail changed on disk during the pause "
+                  "arrived: the body streamed",
+                  (double)(d.first_byte_ms - d.start_ms) / 1000.0);
+    else if (memcmp(d.tail, d.expected_tail, T4_MARK_LEN) == 0)
+        case_fail(ctx,
+                  "the body streams: its last bytes are read from disk only as the client "
+                  "gets there",
+                  "the last bytes had been read before the client had taken its first MiB "
+                  "(a change made on disk meanwhile did not arrive): the body was buffered "
+                  "to completion");
+    else
+        case_fail(ctx, "the tail is either the original or the changed bytes", "neither arrived");
+    pthread_mutex_destroy(&d.mu);
+    pthread_cond_destroy(&d.cv);
+    free(d.scratch);
+    free(target);
+}
+SBX_CASE(t4_large_get, .id = "T4-001",
+         .title = "A large GET streams: its last bytes are read only as the client gets there",
+         .clauses = "T4", .level = LEVEL_MUST, .tags = "transport", .needs = NEEDS_TRANSPORT,
+         .timeout_s = 120,
+         .catches = "a proxy that reads a whole response body (into memory or a temporary file) "
+                    "before or regardless of the client, instead of streaming it",
+         .how = "PUTs a 128 MiB self-verifying payload, GETs it and pauses reading after 1 MiB "
+                "for 2 s, changes 16 bytes near the end of the file on disk through Execute "
+                "(dd), then resumes: the changed bytes must arrive (a streaming path reads the "
+                "tail only now); every other byte must match the payload");
+
+/* ---- T4: a slow PUT is accepted while it trickles in ----------------------- */
+
+#define T4P_HEAD (16u * 1024 * 1024)
+#define T4P_TAIL 4096u
+#define T4P_CHUNKS 8
+#define T4P_GAP_MS 400
+
+/* Kilobytes under the case directory (temporary files included). */
+static long case_dir_kib(struct case_ctx *ctx)
+{
+    char *out = NULL;
+    char why[200];
+    if (conf_sh(ctx, "du -sk . | cut -f1", &out, why, sizeof why) != 0 || !out) {
+        free(out);
+        return -1;
+    }
+    long k = strtol(out, NULL, 10);
+    free(out);
+    return k;
+}
+
+static void t4_slow_put(struct case_ctx *ctx)
+{
+    const char *addr = case_rest_addr(ctx);
+    uint64_t seed = case_rand(ctx);
+    const uint64_t total = T4P_HEAD + T4P_TAIL;
+    char *target = conc_target(case_dir(ctx), "t4-slow.bin", NULL);
+    long before = case_dir_kib(ctx);
+    int fd = raw_connect(addr, 30000);
+    if (fd < 0 || before < 0) {
+        case_error(ctx, "could not connect to %s or measure the case directory", addr);
+        if (fd >= 0) close(fd);
+        free(target);
+        return;
+    }
+    case_request(ctx, "PUT %s (16 MiB at once, then 4 KiB over %.1f s)", target,
+                 T4P_CHUNKS * T4P_GAP_MS / 1000.0);
+    bool ok = raw_send_head(fd, addr, "PUT", target, (long long)total,
+                            "Content-Type: application/octet-stream\r\n");
+    uint8_t *buf = conf_xmalloc(1024 * 1024);
+    for (uint64_t off = 0; ok && off < T4P_HEAD; off += 1024 * 1024) {
+        payload_fill(seed, total, off, buf, 1024 * 1024);
+        ok = raw_send_all(fd, buf, 1024 * 1024);
+    }
+    long during = -1;
+    bool answered_early = false;
+    const size_t step = T4P_TAIL / T4P_CHUNKS;
+    for (int i = 0; ok && i < T4P_CHUNKS; i++) {
+        if (raw_peer_spoke(fd, T4P_GAP_MS)) {
+            answered_early = true;
+            break;
+        }
+        if (i == T4P_CHUNKS / 2) during = case_dir_kib(ctx);
+        payload_fill(seed, total, T4P_HEAD + i * step, buf, step);
+        ok = raw_send_all(fd, buf, step);
+    }
+    free(buf);
+    long status = raw_read_status(fd, 30000);
+    close(fd);
+    long grown = during >= 0 ? during - before : -1;
+    bool reached = grown >= (long)(T4P_HEAD / 2048); /* half the head, in KiB */
+    if (!ok && !answered_early)
+        case_fail(ctx, "the slow upload can be sent", "sending failed (status %ld)", status);
+    else if (answered_early)
+        case_fail(ctx, "the slow PUT is accepted while it trickles in",
+                  "the request was answered (%ld) before its body was complete", status);
+    else if (status != 204)
+        case_fail(ctx, "the slow PUT completes with 204", "status %ld", status);
+    else if (!reached)
+        case_fail(ctx,
+                  "the upload reaches the runtime while it trickles in (its bytes land on "
+                  "disk before the body is complete)",
+                  "the case directory grew by %ld KiB of 16 MiB sent while the last 4 KiB "
+                  "trickled: the body was held back (buffered) before the runtime",
+                  grown);
+    else
+        case_note(ctx, "the case directory held %ld KiB more while the upload trickled", grown);
+    if (status == 204) {
+        bool complete;
+        uint64_t got = 0;
+        char why[200] = "";
+        case_request(ctx, "GET %s", target);
+        long s = conc_get_payload(addr, target, &complete, &got, why, sizeof why);
+        if (s != 200 || !complete || got != seed)
+            case_fail(ctx, "the slowly uploaded file is stored byte-exact", "status %ld %s", s,
+                      why);
+    }
+    free(target);
+}
+SBX_CASE(t4_slow_put, .id = "T4-002",
+         .title = "A slow PUT streams to the runtime as it trickles in", .clauses = "T4",
+         .level = LEVEL_MUST, .tags = "transport", .needs = NEEDS_TRANSPORT, .timeout_s = 60,
+         .catches = "a proxy that holds a request body until it is complete (request buffering), "
+                    "or rejects or times out an upload that trickles in",
+         .how = "over a raw socket, PUTs 16 MiB at once and then the last 4 KiB in 8 pieces "
+                "400 ms apart; halfway through the trickle, Execute `du -sk` of the case "
+                "directory must show at least 8 MiB more (the runtime writes the body, temporary "
+                "file included, as it arrives); the PUT must then answer 204 and the file "
+                "read back byte-exact");
