@@ -121,6 +121,7 @@ static int write_html(FILE *f, const struct run_results *res)
         {"Launch command", ri->command},
         {"Runtime version", ri->version},
         {"Runtime health", ri->health_json},
+        {"Runtime metadata", ri->metadata_json},
         {"Runtime exit", ri->exit_known ? ri->exit_text : NULL},
         {"Sandbox root", ri->root_path},
         {"Started", res->started_at},

@@ -121,6 +121,9 @@ json_t *report_json_build(const struct run_results *res)
     json_t *health = ri->health_json ? json_loads(ri->health_json, 0, NULL) : NULL;
     if (!health && ri->health_json) health = json_string(ri->health_json);
     json_object_set_new(rt, "health", health ? health : json_null());
+    json_t *meta = ri->metadata_json ? json_loads(ri->metadata_json, 0, NULL) : NULL;
+    if (!meta && ri->metadata_json) meta = json_string(ri->metadata_json);
+    json_object_set_new(rt, "metadata", meta ? meta : json_null());
     if (ri->probed)
         json_object_set_new(rt, "capabilities",
                             json_pack("{s:b,s:b}", "procfs", ri->procfs, "pty", ri->pty));

@@ -146,6 +146,7 @@ void run_results_free(struct run_results *res)
     }
     free(res->cases);
     free(res->runtime.health_json);
+    free(res->runtime.metadata_json);
     free(res->runtime.version);
     free(res->runtime.root_path);
     res->cases = NULL;

@@ -76,6 +76,7 @@ struct runtime_identity {
     bool exit_known;
     double stop_seconds; /* SIGTERM to exit */
     char *health_json;   /* body of GET /v1/health at start */
+    char *metadata_json; /* body of GET /v1/metadata at start */
     char *version;       /* `--version` output (launch mode) or null */
     char *root_path;     /* as the runtime's processes see it */
     bool procfs, pty;    /* capabilities found by the probe */

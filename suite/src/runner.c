@@ -26,6 +26,7 @@
 #include "launcher.h"
 #include "process_client.h"
 #include "report.h"
+#include "rest_client.h"
 #include "results.h"
 #include "scheduler.h"
 #include "selection.h"
@@ -193,6 +194,22 @@ static char *binary_version(const char *path)
     buf[got] = '\0';
     buf[strcspn(buf, "\n")] = '\0';
     return got && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? strdup(buf) : NULL;
+}
+
+/* What the runtime says about itself on /v1/metadata (its identity in
+ * attach mode); NULL when it does not answer 200. */
+static char *fetch_metadata(const char *rest_addr)
+{
+    struct http_request req = {.method = "GET",
+                               .target = "/v1/metadata",
+                               .timeout_ms = REACH_TIMEOUT_MS,
+                               .max_body = 64 * 1024};
+    struct http_response resp;
+    char *body = NULL;
+    if (rest_do_at(rest_addr, &req, &resp) == 0 && resp.status == 200 && !resp.body_truncated)
+        body = strndup(resp.body, resp.body_len);
+    http_response_free(&resp);
+    return body;
 }
 
 /* ---- capability probe ---------------------------------------------------- */
@@ -653,6 +670,7 @@ int runner_main(int argc, char **argv)
     }
     res.runtime.grpc_addr = target.grpc_addr;
     res.runtime.rest_addr = target.rest_addr;
+    res.runtime.metadata_json = fetch_metadata(target.rest_addr);
     printf("workspace: %s/ under the sandbox root\n", target.prefix);
 
     /* Capabilities (the root as the runtime's processes see it, /proc, pty). */

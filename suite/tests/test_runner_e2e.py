@@ -197,6 +197,9 @@ def test_mixed(tmp):
           rt["exit"]["description"], f"the runtime's exit after SIGTERM is collected ({rt['exit']})")
     check(rt["health"] == {"status": "ok", "uptime_seconds": rt["health"].get("uptime_seconds")},
           "the health answer is recorded")
+    check(rt["metadata"]["env"].get("SANDBOX_FROM_TEST") == "yes" and
+          "SANDBOX_API_TOKEN" not in rt["metadata"]["env"],
+          "the metadata answer is recorded (with --launch-env planted)")
     p1 = [x for x in doc["clauses"] if x["id"] == "P1"][0]
     check(p1["cases"] == ["P1-901"] and p1["status"] == "pass", "per-clause roll-up")
     # JUnit
