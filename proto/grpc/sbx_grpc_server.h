@@ -42,6 +42,8 @@ struct sbx_grpc_server_opts {
     size_t max_call_queue;           /* per-call send queue bound; 0 = 4 MiB */
     size_t writable_low_water;       /* on_writable fires when the queue drops below; 0 = 64 KiB */
     size_t max_conn_output;          /* bytes in flight in uv_write per connection; 0 = 256 KiB */
+    int unknown_method_status;       /* grpc-status for unregistered paths; 0 = UNIMPLEMENTED
+                                        (other values only to emulate broken servers in tests) */
 };
 
 enum sbx_grpc_method_kind {

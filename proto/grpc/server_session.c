@@ -454,7 +454,9 @@ static void request_headers_done(struct sbx_grpc_server_call *call)
     if (!call->method) {
         char msg[300];
         snprintf(msg, sizeof msg, "unknown method %.256s", call->path ? call->path : "(none)");
-        library_status(call, SBX_GRPC_UNIMPLEMENTED, msg, SBX_GRPC_CANCEL_PROTOCOL);
+        int code = c->srv->opts.unknown_method_status ? c->srv->opts.unknown_method_status
+                                                      : SBX_GRPC_UNIMPLEMENTED;
+        library_status(call, code, msg, SBX_GRPC_CANCEL_PROTOCOL);
     }
 }
 
