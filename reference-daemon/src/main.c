@@ -104,6 +104,7 @@ static struct sbx_grpc_server *start_grpc(uv_loop_t *loop, struct daemon_state *
     const struct daemon_config *cfg = st->cfg;
     struct sbx_grpc_server_opts o = {
         .max_concurrent_streams = fault_active("max-streams-16") ? 16 : GRPC_MAX_STREAMS,
+        .unknown_method_status = fault_active("unknown-method-internal") ? SBX_GRPC_INTERNAL : 0,
         /* An Execute answer carries both output buffers in one message. */
         .max_call_queue = cfg->execute_output_limit ? 2 * cfg->execute_output_limit + (1u << 20)
                                                     : (size_t)256 << 20,
