@@ -119,7 +119,7 @@ static bool report(struct case_ctx *ctx, struct openapi_violations *v, const cha
 {
     if (v->count == 0 && v->dropped == 0) return true;
     char *joined = openapi_violations_join(v);
-    char expected[200];
+    char expected[512];
     snprintf(expected, sizeof expected, "%s as the OpenAPI document describes it", what);
     case_fail(ctx, expected, "%s", joined ? joined : "violations");
     free(joined);

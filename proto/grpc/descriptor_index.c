@@ -96,7 +96,7 @@ static char *qualify(const char *scope, const uint8_t *name, size_t nlen)
 static int message_name(const uint8_t *d, size_t len, const uint8_t **name, size_t *nlen)
 {
     const uint8_t *p = d, *end = d + len;
-    struct field f;
+    struct field f = {0};
     int rv;
     while ((rv = next_field(&p, end, &f)) > 0)
         if (f.number == 1 && f.wire == 2) {
@@ -120,7 +120,7 @@ static int index_message(struct desc_file *file, const char *scope, const uint8_
         return -1;
     }
     const uint8_t *p = d, *end = d + len;
-    struct field f;
+    struct field f = {0};
     int rv;
     while ((rv = next_field(&p, end, &f)) > 0) {
         if (f.wire != 2) continue;
@@ -149,7 +149,7 @@ static int index_service(struct desc_index *ix, struct desc_file *file, const ch
         return -1;
     }
     const uint8_t *p = d, *end = d + len;
-    struct field f;
+    struct field f = {0};
     int rv;
     while ((rv = next_field(&p, end, &f)) > 0) {
         if (f.number == 2 && f.wire == 2 && message_name(f.data, f.len, &name, &nlen) == 0 &&
@@ -167,7 +167,7 @@ static int index_service(struct desc_index *ix, struct desc_file *file, const ch
 static int index_file(struct desc_index *ix, struct desc_file *file)
 {
     const uint8_t *end = file->bytes + file->len;
-    struct field f;
+    struct field f = {0};
     int rv;
     char *pkg = strdup("");
     const uint8_t *p = file->bytes;
@@ -208,7 +208,7 @@ int desc_index_parse(struct desc_index *ix, const uint8_t *set, size_t len)
 {
     memset(ix, 0, sizeof *ix);
     const uint8_t *p = set, *end = set + len;
-    struct field f;
+    struct field f = {0};
     int rv;
     while ((rv = next_field(&p, end, &f)) > 0) {
         if (f.number != 1 || f.wire != 2) continue;
