@@ -65,6 +65,7 @@ struct proc {
     int handles; /* initialised handles not yet closed */
 
     bool exited, finished, detached, released, paused, kill_pending, stdin_closed;
+    bool pty_hup; /* the PTY master read EIO before the exit was seen */
     int exit_code;
     uint8_t last_input; /* last byte queued for a PTY, for EOF at line start */
 
@@ -179,6 +180,13 @@ static void read_output(struct proc *p, enum proc_stream s)
         }
         if (n < 0 && errno == EINTR) continue;
         if (n < 0 && errno == EAGAIN) break;
+        if (p->pty && !p->exited && n < 0 && errno == EIO) {
+            /* The slave side is closed but the process may still be in its
+             * exit: closing the master now would hang the terminal up and
+             * SIGHUP it. Stop reading; the exit closes the master. */
+            p->pty_hup = true;
+            break;
+        }
         /* 0 = every writer closed; EIO = the PTY's slave side is gone. */
         close_output(p, s);
         maybe_finish(p);
@@ -340,7 +348,7 @@ static void set_poll(struct proc *p, uv_poll_t *h, bool *has, int fd, int events
 static void update_polls(struct proc *p)
 {
     if (p->released) return;
-    int rd = p->paused ? 0 : UV_READABLE;
+    int rd = p->paused || p->pty_hup ? 0 : UV_READABLE;
     int out_ev = rd | (p->pty && p->wq_head ? UV_WRITABLE : 0);
     set_poll(p, &p->poll_out, &p->has_poll_out, p->fd_out, out_ev, on_out_event);
     set_poll(p, &p->poll_err, &p->has_poll_err, p->fd_err, rd, on_err_event);
@@ -437,6 +445,7 @@ static void on_pidfd(uv_poll_t *h, int status, int events)
         p->exit_code = si.si_status & 0xff;
     else
         p->exit_code = -1;
+    if (p->pty_hup) close_output(p, PROC_STDOUT);
     if (p->fd_out < 0 && p->fd_err < 0)
         finish(p);
     else
