@@ -35,16 +35,14 @@ static const char usage[] =
 
 int daemon_parse_duration(const char *s, uint64_t *out_ms)
 {
-    if (!s || !*s)
-        return -1;
+    if (!s || !*s) return -1;
     uint64_t total = 0;
     const char *p = s;
     while (*p) {
         char *end;
         errno = 0;
         double v = strtod(p, &end);
-        if (end == p || errno || v < 0)
-            return -1;
+        if (end == p || errno || v < 0) return -1;
         double mult;
         if (strncmp(end, "ms", 2) == 0) {
             mult = 1;
@@ -62,8 +60,7 @@ int daemon_parse_duration(const char *s, uint64_t *out_ms)
             return -1;
         }
         double ms = v * mult;
-        if (ms > 1e15)
-            return -1;
+        if (ms > 1e15) return -1;
         total += (uint64_t)ms;
         p = end;
     }
@@ -76,8 +73,7 @@ static int parse_size(const char *s, size_t *out)
     char *end;
     errno = 0;
     unsigned long long v = strtoull(s, &end, 10);
-    if (end == s || errno || *s == '-')
-        return -1;
+    if (end == s || errno || *s == '-') return -1;
     unsigned long long mult = 1;
     if (strcmp(end, "Ki") == 0)
         mult = 1ULL << 10;
@@ -87,8 +83,7 @@ static int parse_size(const char *s, size_t *out)
         mult = 1ULL << 30;
     else if (*end)
         return -1;
-    if (v > SIZE_MAX / mult)
-        return -1;
+    if (v > SIZE_MAX / mult) return -1;
     *out = (size_t)(v * mult);
     return 0;
 }
@@ -98,8 +93,7 @@ static int parse_port(const char *s, int *out)
     char *end;
     errno = 0;
     long v = strtol(s, &end, 10);
-    if (end == s || *end || errno || v < 0 || v > 65535)
-        return -1;
+    if (end == s || *end || errno || v < 0 || v > 65535) return -1;
     *out = (int)v;
     return 0;
 }
@@ -169,16 +163,15 @@ int daemon_config_parse(struct daemon_config *cfg, int argc, char **argv)
         else if (strcmp(name, "--root-dir") == 0) {
             cfg->root_dir = value;
             bad = *value ? 0 : -1;
-        }
-        else if (strcmp(name, "--metadata-env-prefix") == 0)
+        } else if (strcmp(name, "--metadata-env-prefix") == 0)
             cfg->metadata_prefix = value;
         else if (strcmp(name, "--shutdown-timeout") == 0)
             bad = daemon_parse_duration(value, &cfg->shutdown_timeout_ms);
         else if (strcmp(name, "--http-idle-timeout") == 0)
             bad = daemon_parse_duration(value, &cfg->http_idle_timeout_ms);
         else if (strcmp(name, "--stream-chunk-size") == 0)
-            bad = parse_size(value, &cfg->stream_chunk_size) ||
-                  cfg->stream_chunk_size == 0 || cfg->stream_chunk_size > (4u << 20);
+            bad = parse_size(value, &cfg->stream_chunk_size) || cfg->stream_chunk_size == 0 ||
+                  cfg->stream_chunk_size > (4u << 20);
         else if (strcmp(name, "--execute-output-limit") == 0)
             bad = parse_size(value, &cfg->execute_output_limit);
 #ifdef SBX_FAULTS

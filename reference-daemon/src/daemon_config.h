@@ -6,12 +6,12 @@
 #include <stdint.h>
 
 struct daemon_config {
-    const char *listen_host;     /* --listen-host, default 0.0.0.0 */
-    int grpc_port;               /* --grpc-port, default 9090; 0 = ephemeral (extension) */
-    int rest_port;               /* --rest-port, default 8080; 0 = ephemeral (extension) */
-    const char *grpc_unix;       /* --grpc-unix PATH: also listen on a Unix socket (extension) */
-    const char *root_dir;        /* --root-dir, default /workspace */
-    const char *metadata_prefix; /* --metadata-env-prefix, default SANDBOX_ */
+    const char *listen_host;       /* --listen-host, default 0.0.0.0 */
+    int grpc_port;                 /* --grpc-port, default 9090; 0 = ephemeral (extension) */
+    int rest_port;                 /* --rest-port, default 8080; 0 = ephemeral (extension) */
+    const char *grpc_unix;         /* --grpc-unix PATH: also listen on a Unix socket (extension) */
+    const char *root_dir;          /* --root-dir, default /workspace */
+    const char *metadata_prefix;   /* --metadata-env-prefix, default SANDBOX_ */
     uint64_t shutdown_timeout_ms;  /* --shutdown-timeout, default 10s */
     uint64_t http_idle_timeout_ms; /* --http-idle-timeout, default 60s */
     size_t stream_chunk_size;      /* --stream-chunk-size, default 4096 */

@@ -11,12 +11,10 @@ void fault_configure(const char *names)
 {
     free(active);
     active = NULL;
-    if (!names || !*names)
-        return;
+    if (!names || !*names) return;
     size_t n = strlen(names);
     active = malloc(n + 3);
-    if (!active)
-        return;
+    if (!active) return;
     active[0] = ',';
     memcpy(active + 1, names, n);
     active[n + 1] = ',';
@@ -25,12 +23,10 @@ void fault_configure(const char *names)
 
 bool fault_active(const char *name)
 {
-    if (!active)
-        return false;
+    if (!active) return false;
     size_t n = strlen(name);
     for (const char *p = strstr(active, name); p; p = strstr(p + 1, name))
-        if (p[-1] == ',' && p[n] == ',')
-            return true;
+        if (p[-1] == ',' && p[n] == ',') return true;
     return false;
 }
 #endif

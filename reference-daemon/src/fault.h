@@ -10,7 +10,10 @@
 void fault_configure(const char *comma_separated_names);
 bool fault_active(const char *name);
 #else
-static inline void fault_configure(const char *names) { (void)names; }
+static inline void fault_configure(const char *names)
+{
+    (void)names;
+}
 static inline bool fault_active(const char *name)
 {
     (void)name;

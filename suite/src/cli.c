@@ -61,6 +61,9 @@ void cli_print_help(FILE *f)
         "  --baseline FILE           known deviations (YAML list of id/reason/link): their\n"
         "                            failures are expected-fail and do not fail the run;\n"
         "                            when one passes it is reported as unexpected-pass.\n"
+        "  --openapi FILE            the OpenAPI document JSON responses are validated\n"
+        "                            against (default: openapi/sandboxd.yaml of the source\n"
+        "                            tree, or $SBX_OPENAPI).\n"
         "\n"
         "Reports (any combination):\n"
         "  --json FILE               results, versioned schema (reports/results-schema.json)\n"
@@ -232,6 +235,8 @@ int cli_parse(struct cli_opts *o, int argc, char **argv, char *err, size_t err_l
             o->timeout_scale = d;
         } else if (strcmp(name, "--baseline") == 0)
             o->baseline = val;
+        else if (strcmp(name, "--openapi") == 0)
+            o->openapi = val;
         else if (strcmp(name, "--json") == 0)
             o->json = val;
         else if (strcmp(name, "--junit") == 0)

@@ -28,6 +28,7 @@ struct cli_opts {
     uint64_t seed;
     double timeout_scale;
     const char *baseline;
+    const char *openapi; /* --openapi FILE: the OpenAPI document responses are checked against */
     /* reports */
     const char *json, *junit, *tap, *markdown, *html, *bundle, *log;
     int color; /* -1 auto, 0 never, 1 always */

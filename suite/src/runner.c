@@ -24,6 +24,7 @@
 #include "endpoint.h"
 #include "fs_util.h"
 #include "launcher.h"
+#include "openapi_schema.h"
 #include "process_client.h"
 #include "report.h"
 #include "rest_client.h"
@@ -473,6 +474,13 @@ int runner_main(int argc, char **argv)
     if (o.version) {
         printf("sandboxd-conformance %s (%s)\n", SBX_VERSION, SBX_GIT_COMMIT);
         return RUNNER_OK;
+    }
+    if (o.openapi) {
+        if (access(o.openapi, R_OK) != 0) {
+            fprintf(stderr, "sandboxd-conformance: --openapi %s: %s\n", o.openapi, strerror(errno));
+            return RUNNER_USAGE;
+        }
+        openapi_set_path(o.openapi);
     }
     struct catalog cat;
     if (catalog_load(&cat, err, sizeof err) != 0) {
