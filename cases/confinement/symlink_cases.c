@@ -358,6 +358,8 @@ static void s4_put_dangling(struct case_ctx *ctx)
         conf_xasprintf("upchain/%s", canary_new_name(c, n[3], sizeof n[3])),
         conf_xasprintf("real/mid/%s/%s", canary_new_name(c, n[4], sizeof n[4]), c->pinner),
         conf_xasprintf("chain1/%s", c->pinner),
+        conf_xstrdup("loop1"),
+        conf_xasprintf("loop1/%s", canary_new_name(c, n[5], sizeof n[5])),
     };
     for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
         if (!sl_available(&e, paths[i])) {
@@ -382,7 +384,7 @@ SBX_CASE(s4_put_dangling, .id = "S4-001",
          .clauses = "S4", .level = LEVEL_MUST, .tags = "files,traversal", .timeout_s = 60,
          .catches = "PUT that creates the target of a dangling link outside the root (absolute, "
                     "relative, in /tmp, chained), creates directories through a dangling parent "
-                    "link, or writes through a symlinked parent",
+                    "link, writes through a symlinked parent, or follows a link loop anywhere",
          .how = "PUT through each link (rebuilt before every request); whatever the status, "
                 "Execute must find no new name outside (the would-be targets carry a unique id) "
                 "and every canary unchanged");
