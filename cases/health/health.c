@@ -70,8 +70,7 @@ static void health_503_on_shutdown(struct case_ctx *ctx)
 {
     struct private_runtime *rt = case_runtime_start(ctx, NULL);
     if (!rt) return;
-    struct lc_target tg;
-    lc_retarget(ctx, rt, &tg);
+    case_use_runtime(ctx, rt);
     struct pu_stream p = {0};
     if (lc_start_ready(ctx, &p, "trap '' TERM; echo ready; while :; do sleep 1; done",
                        "process ignoring SIGTERM")) {
@@ -99,7 +98,7 @@ static void health_503_on_shutdown(struct case_ctx *ctx)
         http_response_free(&r);
     }
     if (p.have_init) case_untrack_process(ctx, p.pid);
-    lc_restore(&tg);
+    case_use_shared_runtime(ctx);
     private_runtime_stop(rt);
     pu_free(&p);
 }

@@ -8,44 +8,6 @@
 
 #include "rest_client.h"
 
-/* The process client's slot key (suite/src/process_client.c). */
-#define CONN_SLOT_KEY "process_client.conn"
-
-void lc_retarget(struct case_ctx *ctx, struct private_runtime *rt, struct lc_target *t)
-{
-    t->ctx = ctx;
-    t->saved = ctx->target;
-    t->copy = *ctx->target;
-    snprintf(t->copy.grpc_addr, sizeof t->copy.grpc_addr, "%s", private_runtime_grpc_addr(rt));
-    snprintf(t->copy.rest_addr, sizeof t->copy.rest_addr, "%s", private_runtime_rest_addr(rt));
-    ctx->target = &t->copy;
-    t->conn_slot = -1;
-    for (int i = 0; i < CASE_MAX_SLOTS; i++)
-        if (ctx->slots[i].key && strcmp(ctx->slots[i].key, CONN_SLOT_KEY) == 0) {
-            t->conn_slot = i;
-            t->saved_conn = ctx->slots[i];
-            ctx->slots[i].state = NULL;
-            ctx->slots[i].destroy = NULL;
-        }
-}
-
-void lc_restore(struct lc_target *t)
-{
-    if (!t->ctx || !t->saved) return;
-    struct case_ctx *ctx = t->ctx;
-    ctx->target = t->saved;
-    /* Close the connection to the instance and give back the shared one. */
-    for (int i = 0; i < CASE_MAX_SLOTS; i++)
-        if (ctx->slots[i].key && strcmp(ctx->slots[i].key, CONN_SLOT_KEY) == 0) {
-            if (ctx->slots[i].destroy && ctx->slots[i].state)
-                ctx->slots[i].destroy(ctx->slots[i].state);
-            ctx->slots[i].state = NULL;
-            ctx->slots[i].destroy = NULL;
-            if (i == t->conn_slot) ctx->slots[i] = t->saved_conn;
-        }
-    t->saved = NULL;
-}
-
 long lc_health(const char *addr, char *code, size_t code_len)
 {
     struct http_request req = {.method = "GET", .target = "/v1/health", .timeout_ms = 2000};

@@ -25,8 +25,7 @@ static void shutdown_timeline(struct case_ctx *ctx)
 {
     struct private_runtime *rt = case_runtime_start(ctx, NULL);
     if (!rt) return;
-    struct lc_target tg;
-    lc_retarget(ctx, rt, &tg);
+    case_use_runtime(ctx, rt);
     struct pu_stream stubborn = {0}, polite = {0};
     bool started =
         lc_start_ready(ctx, &stubborn, IGNORE_TERM, "process ignoring SIGTERM") &&
@@ -79,7 +78,7 @@ static void shutdown_timeline(struct case_ctx *ctx)
     }
     if (stubborn.have_init) case_untrack_process(ctx, stubborn.pid);
     if (polite.have_init) case_untrack_process(ctx, polite.pid);
-    lc_restore(&tg);
+    case_use_shared_runtime(ctx);
     private_runtime_stop(rt);
     pu_free(&stubborn);
     pu_free(&polite);
@@ -167,8 +166,7 @@ static void refuse_new_work(struct case_ctx *ctx)
 {
     struct private_runtime *rt = case_runtime_start(ctx, NULL);
     if (!rt) return;
-    struct lc_target tg;
-    lc_retarget(ctx, rt, &tg);
+    case_use_runtime(ctx, rt);
     struct pu_stream stubborn = {0};
     if (lc_start_ready(ctx, &stubborn, IGNORE_TERM, "process ignoring SIGTERM")) {
         private_runtime_signal(rt, SIGTERM);
@@ -210,7 +208,7 @@ static void refuse_new_work(struct case_ctx *ctx)
         proc_stream_free(s);
     }
     if (stubborn.have_init) case_untrack_process(ctx, stubborn.pid);
-    lc_restore(&tg);
+    case_use_shared_runtime(ctx);
     private_runtime_stop(rt);
     pu_free(&stubborn);
 }
@@ -244,8 +242,7 @@ static void nothing_survives(struct case_ctx *ctx)
 {
     struct private_runtime *rt = case_runtime_start(ctx, NULL);
     if (!rt) return;
-    struct lc_target tg;
-    lc_retarget(ctx, rt, &tg);
+    case_use_runtime(ctx, rt);
     struct pu_stream a = {0};
     char pidfile[700];
     snprintf(pidfile, sizeof pidfile, "%s/survivor.pids", private_runtime_root(rt));
@@ -286,7 +283,7 @@ static void nothing_survives(struct case_ctx *ctx)
     for (int i = 0; i < npids; i++)
         if (!pid_gone(pids[i])) kill(pids[i], SIGKILL);
     if (a.have_init) case_untrack_process(ctx, a.pid);
-    lc_restore(&tg);
+    case_use_shared_runtime(ctx);
     private_runtime_stop(rt);
     pu_free(&a);
 }

@@ -164,4 +164,13 @@ int private_runtime_wait(struct private_runtime *rt, unsigned timeout_ms, int *s
 /* Kills (if still running), reaps, removes its root. Safe on NULL. */
 void private_runtime_stop(struct private_runtime *rt);
 
+/* Points the case at a private instance: from now on case_grpc_addr(),
+ * case_rest_addr(), rest_do() and the process client talk to rt. Client
+ * state bound to the previous endpoint (e.g. the process client's
+ * connection) is set aside, and given back by case_use_shared_runtime(),
+ * which the runner also calls when the case ends. Call it before stopping
+ * rt. */
+void case_use_runtime(struct case_ctx *ctx, const struct private_runtime *rt);
+void case_use_shared_runtime(struct case_ctx *ctx);
+
 #endif

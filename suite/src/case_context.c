@@ -63,6 +63,7 @@ void case_ctx_init(struct case_ctx *ctx, const struct case_def *def,
 
 void case_ctx_release(struct case_ctx *ctx)
 {
+    case_use_shared_runtime(ctx);
     for (int i = CASE_MAX_SLOTS - 1; i >= 0; i--) {
         struct case_slot *s = &ctx->slots[i];
         if (s->key && s->destroy) s->destroy(s->state);

@@ -29,6 +29,12 @@ struct case_ctx {
     bool failed, skipped, errored;
     unsigned failures;
     struct case_slot slots[CASE_MAX_SLOTS];
+    /* While the case talks to a private instance (case_use_runtime): the
+     * shared target and its client state, set aside. */
+    const struct run_target *shared_target;
+    struct case_slot parked[CASE_MAX_SLOTS];
+    char *parked_root_path;
+    bool parked_root_probed;
 };
 
 /* Seed of one case, derived from the run seed and the case ID. */

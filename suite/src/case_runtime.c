@@ -4,6 +4,7 @@
  * timeout takes its runtime down with it. */
 #include <signal.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "case_context.h"
@@ -93,4 +94,51 @@ void private_runtime_stop(struct private_runtime *rt)
     if (!rt) return;
     launcher_release(&rt->rt);
     free(rt);
+}
+
+static void destroy_slots(struct case_slot *slots)
+{
+    for (int i = CASE_MAX_SLOTS - 1; i >= 0; i--) {
+        if (slots[i].key && slots[i].destroy) slots[i].destroy(slots[i].state);
+        slots[i] = (struct case_slot){0};
+    }
+}
+
+void case_use_runtime(struct case_ctx *ctx, const struct private_runtime *rt)
+{
+    if (!rt) return;
+    case_use_shared_runtime(ctx);
+    struct run_target *t = malloc(sizeof *t);
+    if (!t) {
+        case_error(ctx, "out of memory pointing the case at its runtime instance");
+        return;
+    }
+    *t = *ctx->target;
+    snprintf(t->grpc_addr, sizeof t->grpc_addr, "%s", private_runtime_grpc_addr(rt));
+    snprintf(t->rest_addr, sizeof t->rest_addr, "%s", private_runtime_rest_addr(rt));
+    t->root_path = (char *)private_runtime_root(rt);
+    t->planted_env = (char **)private_runtime_env(rt);
+    ctx->shared_target = ctx->target;
+    ctx->target = t;
+    memcpy(ctx->parked, ctx->slots, sizeof ctx->slots);
+    memset(ctx->slots, 0, sizeof ctx->slots);
+    ctx->parked_root_path = ctx->root_path;
+    ctx->parked_root_probed = ctx->root_probed;
+    ctx->root_path = NULL;
+    ctx->root_probed = false;
+}
+
+void case_use_shared_runtime(struct case_ctx *ctx)
+{
+    if (!ctx->shared_target) return;
+    destroy_slots(ctx->slots);
+    memcpy(ctx->slots, ctx->parked, sizeof ctx->slots);
+    memset(ctx->parked, 0, sizeof ctx->parked);
+    free((void *)ctx->target);
+    ctx->target = ctx->shared_target;
+    ctx->shared_target = NULL;
+    free(ctx->root_path);
+    ctx->root_path = ctx->parked_root_path;
+    ctx->root_probed = ctx->parked_root_probed;
+    ctx->parked_root_path = NULL;
 }
