@@ -295,8 +295,8 @@ int h_execute(struct sbx_grpc_conn *c, const struct proc_req *r, unsigned timeou
             res->err_len = er->stderr.len;
             res->out = malloc(er->stdout.len + 1);
             res->err = malloc(er->stderr.len + 1);
-            memcpy(res->out, er->stdout.data, er->stdout.len);
-            memcpy(res->err, er->stderr.data, er->stderr.len);
+            if (er->stdout.len) memcpy(res->out, er->stdout.data, er->stdout.len);
+            if (er->stderr.len) memcpy(res->err, er->stderr.data, er->stderr.len);
             res->out[res->out_len] = res->err[res->err_len] = 0;
             process__v1__execute_response__free_unpacked(er, NULL);
         } else {
@@ -359,7 +359,7 @@ int h_next(struct sbx_grpc_call *call, int wait_ms, struct start_event *ev)
         ProtobufCBinaryData b = out ? sr->stdout : sr->stderr;
         ev->kind = out ? EV_STDOUT : EV_STDERR;
         ev->data = malloc(b.len + 1);
-        memcpy(ev->data, b.data, b.len);
+        if (b.len) memcpy(ev->data, b.data, b.len);
         ev->data[b.len] = 0;
         ev->len = b.len;
         break;
@@ -380,7 +380,7 @@ void start_event_free(struct start_event *ev)
 static void append(uint8_t **buf, size_t *len, const uint8_t *d, size_t n)
 {
     *buf = realloc(*buf, *len + n + 1);
-    memcpy(*buf + *len, d, n);
+    if (n) memcpy(*buf + *len, d, n);
     *len += n;
     (*buf)[*len] = 0;
 }

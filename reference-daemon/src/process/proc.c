@@ -96,7 +96,8 @@ struct proc_manager {
 static void on_handle_closed(uv_handle_t *h)
 {
     struct proc *p = h->data;
-    if (--p->handles == 0) free(p);
+    /* Freed once its handles are closed and its owner let go. */
+    if (--p->handles == 0 && p->detached) free(p);
 }
 
 static void close_handle(struct proc *p, uv_handle_t *h)
