@@ -461,9 +461,11 @@ static bool p_unknown_fields(struct daemon *d)
 {
     size_t len;
     uint8_t *req = pack_execute(&(struct proc_req){.argv = ARGV("true")}, &len);
-    req = realloc(req, len + 3);
-    memcpy(req + len, "\x98\x06\x01", 3);
-    int code = h_raw(d->conn, "/process.v1.ProcessService/Execute", req, len + 3);
+    uint8_t *full = malloc(len + 3);
+    memcpy(full, req, len);
+    memcpy(full + len, "\x98\x06\x01", 3);
+    int code = h_raw(d->conn, "/process.v1.ProcessService/Execute", full, len + 3);
+    free(full);
     free(req);
     return code == 0;
 }

@@ -65,10 +65,12 @@ static void test_unknown_fields_ignored(void **state)
     uint8_t *req = pack_execute(&q, &len);
     /* Field 99 (varint 1) and field 100 (bytes "zz") appended. */
     static const uint8_t extra[] = {0x98, 0x06, 0x01, 0xa2, 0x06, 0x02, 'z', 'z'};
-    req = realloc(req, len + sizeof(extra));
-    memcpy(req + len, extra, sizeof(extra));
-    assert_int_equal(h_raw(d.conn, "/process.v1.ProcessService/Execute", req, len + sizeof(extra)),
+    uint8_t *full = malloc(len + sizeof(extra));
+    memcpy(full, req, len);
+    memcpy(full + len, extra, sizeof(extra));
+    assert_int_equal(h_raw(d.conn, "/process.v1.ProcessService/Execute", full, len + sizeof(extra)),
                      0);
+    free(full);
     free(req);
 }
 

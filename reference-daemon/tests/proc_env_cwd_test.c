@@ -95,7 +95,10 @@ static int setup(void **state)
     struct fixture *f = calloc(1, sizeof(*f));
     strcpy(f->root, "/tmp/sbx_cwd_root_XXXXXX");
     strcpy(f->outside, "/tmp/sbx_cwd_out_XXXXXX");
-    if (!mkdtemp(f->root) || !mkdtemp(f->outside)) return -1;
+    if (!mkdtemp(f->root) || !mkdtemp(f->outside)) {
+        free(f);
+        return -1;
+    }
     char p[PATH_MAX + 32];
     snprintf(p, sizeof(p), "%s/sub", f->root);
     mkdir(p, 0755);
@@ -106,9 +109,15 @@ static int setup(void **state)
     snprintf(p, sizeof(p), "%s/file", f->root);
     close(open(p, O_CREAT | O_WRONLY, 0644));
     snprintf(p, sizeof(p), "%s/out", f->root);
-    if (symlink(f->outside, p) != 0) return -1;
+    if (symlink(f->outside, p) != 0) {
+        free(f);
+        return -1;
+    }
     snprintf(p, sizeof(p), "%s/in", f->root);
-    if (symlink("sub/deeper", p) != 0) return -1;
+    if (symlink("sub/deeper", p) != 0) {
+        free(f);
+        return -1;
+    }
     f->root_fd = open(f->root, O_PATH | O_DIRECTORY | O_CLOEXEC);
     *state = f;
     return f->root_fd >= 0 ? 0 : -1;
