@@ -133,7 +133,8 @@ static bool p_stdin_empty(struct daemon *d)
 static bool p_exit_200(struct daemon *d)
 {
     struct exec_result r = run(d, &(struct proc_req){.argv = ARGV("sh", "-c", "exit 200")});
-    return r.code == 0 && r.exit_code == 200 && (exec_result_free(&r), true);
+    exec_result_free(&r);
+    return r.code == 0 && r.exit_code == 200;
 }
 
 static bool p_env_merged(struct daemon *d)

@@ -75,18 +75,21 @@ static void fail_stream(struct start_call *c, int code, const char *msg)
     }
 }
 
+/* A StartResponse with stdout (field 2) or stderr (field 3) is the field's
+ * tag, the length as a varint and the bytes: encoded straight into the
+ * service's scratch buffer, the hot path of a large stream. */
 static void send_output(struct start_call *c, enum proc_stream s, const uint8_t *d, size_t n)
 {
     if (!c->call) return;
-    Process__V1__StartResponse r = PROCESS__V1__START_RESPONSE__INIT;
-    if (s == PROC_STDOUT) {
-        r.event_case = PROCESS__V1__START_RESPONSE__EVENT_STDOUT;
-        r.stdout = (ProtobufCBinaryData){n, (uint8_t *)d};
-    } else {
-        r.event_case = PROCESS__V1__START_RESPONSE__EVENT_STDERR;
-        r.stderr = (ProtobufCBinaryData){n, (uint8_t *)d};
+    uint8_t *m = c->svc->scratch;
+    size_t off = 0;
+    m[off++] = s == PROC_STDOUT ? 0x12 : 0x1a;
+    for (size_t v = n;; v >>= 7) {
+        m[off++] = (uint8_t)(v < 0x80 ? v : (v & 0x7f) | 0x80);
+        if (v < 0x80) break;
     }
-    int rc = svc_send(c->call, &r.base);
+    if (n) memcpy(m + off, d, n);
+    int rc = sbx_grpc_server_call_send_message(c->call, m, off + n);
     if (rc == SBX_GRPC_SEND_FULL || rc == SBX_GRPC_SEND_INVALID)
         fail_stream(c, SBX_GRPC_RESOURCE_EXHAUSTED, "output could not be queued");
     /* SBX_GRPC_SEND_CLOSED: the call is being cancelled; on_cancel follows. */
