@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
 
 /* Fixed, recognisable mtime for every canary (touch -t format) and sizes
  * no ordinary response has. */
@@ -141,7 +143,12 @@ static int do_plant(struct case_ctx *ctx, struct canary_set *c, bool want_parent
 int canary_plant(struct case_ctx *ctx, struct canary_set *c)
 {
     char why[512] = "";
-    snprintf(c->hex, sizeof c->hex, "%016llx", (unsigned long long)case_rand(ctx));
+    /* Names outside the root must be unique across concurrent runs, even
+     * runs with the same --seed (they share /tmp): mix in fresh entropy. */
+    uint64_t salt = 0;
+    if (getrandom(&salt, sizeof salt, 0) != (ssize_t)sizeof salt)
+        salt = ((uint64_t)getpid() << 32) ^ case_now_ms();
+    snprintf(c->hex, sizeof c->hex, "%016llx", (unsigned long long)(case_rand(ctx) ^ salt));
     snprintf(c->id, sizeof c->id, "sbxcanary-%s", c->hex);
     snprintf(c->secret_tag, sizeof c->secret_tag, "SBXSECRET-%s", c->hex);
     memcpy(c->sizes, canary_sizes, sizeof c->sizes);

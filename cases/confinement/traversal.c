@@ -571,7 +571,7 @@ static void try_method(struct case_ctx *ctx, struct trav_run *run, const struct 
                                .target = target,
                                .body = put ? marker : NULL,
                                .body_len = put ? strlen(marker) : 0,
-                               .timeout_ms = 5000,
+                               .timeout_ms = 15000,
                                .max_body = 256 * 1024};
     const char *hdrs[] = {"Content-Type: application/octet-stream", NULL};
     if (put) req.headers = hdrs;
@@ -603,9 +603,9 @@ static void try_method(struct case_ctx *ctx, struct trav_run *run, const struct 
         if (opts->health_after) {
             long hs;
             double secs;
-            if (!conf_health_ok(case_rest_addr(ctx), 3000, &hs, &secs)) {
+            if (!conf_health_ok(case_rest_addr(ctx), 10000, &hs, &secs)) {
                 sbuf_printf(&pr,
-                            "%safterwards /v1/health did not answer 200 within 3 s "
+                            "%safterwards /v1/health did not answer 200 within 10 s "
                             "(status %ld after %.1f s): the daemon is wedged or gone",
                             pr.len ? "; " : "", hs, secs);
                 st->stop = true;
