@@ -55,9 +55,9 @@ def case_results(doc):
         yield c["id"], c.get("outcome"), set(tags)
 
 
-def run_suite(suite, launch, extra, workdir):
+def run_suite(suite, launch, extra, workdir, seed=1):
     out = os.path.join(workdir, "results.json")
-    cmd = [suite, "--launch", launch, "--json", out, "--jobs", "2", "--seed", "1"] + extra
+    cmd = [suite, "--launch", launch, "--json", out, "--jobs", "2", "--seed", str(seed)] + extra
     proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                           timeout=900)
     if not os.path.exists(out):
@@ -105,16 +105,24 @@ def main():
             if not ids:
                 sys.exit(f"no case is mapped to fault {a.fault!r}")
             launch = LAUNCH.format(daemon=a.faulty, faults=f"--fault {a.fault} ")
-            # Matches the ID whether --focus sees the ID alone or "ID title ...".
-            focus = "^(" + "|".join(ids) + ")( |$)"
-            proc, doc = run_suite(a.suite, launch, ["--focus", focus], tmp)
-            got = {i: o for i, o, _ in case_results(doc)}
-            missed = [i for i in ids if got.get(i) not in ("fail", "timeout")]
+            got = {}
+            # Race cases catch their fault with high probability, not
+            # certainty, on a loaded machine: a case that missed it is given
+            # two more runs (a clean pass, by contrast, is never retried).
+            pending = ids
+            for attempt in range(3):
+                focus = "^(" + "|".join(pending) + ")( |$)"
+                proc, doc = run_suite(a.suite, launch, ["--focus", focus], tmp, seed=attempt + 1)
+                got.update({i: o for i, o, _ in case_results(doc)})
+                pending = [i for i in ids if got.get(i) not in ("fail", "timeout")]
+                if not pending:
+                    break
+                print(f"attempt {attempt + 1}: not caught by {', '.join(pending)}; retrying")
             for i in ids:
                 print(f"{a.fault}: {i}: {got.get(i, 'not run')}")
-            if missed:
+            if pending:
                 print(proc.stdout)
-                sys.exit(f"fault {a.fault} went unnoticed by: {', '.join(missed)}")
+                sys.exit(f"fault {a.fault} went unnoticed by: {', '.join(pending)}")
 
 
 if __name__ == "__main__":
