@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -52,6 +53,8 @@ int daemon_start(struct daemon *d, const char *binary, const char *const *extra)
         dup2(out[1], 1);
         if (lfd >= 0) dup2(lfd, 2);
         setpgid(0, 0);
+        /* A test that dies (an assertion abort) takes its daemon along. */
+        prctl(PR_SET_PDEATHSIG, SIGTERM);
         execv(binary, (char *const *)args);
         _exit(127);
     }
