@@ -14,6 +14,15 @@ line; '#' starts a comment). Modes:
   fault NAME         run the cases mapped to NAME against
                      `sandboxd-ref-faulty --fault NAME`: each must come out
                      fail or timeout;
+  variant NAME       cases/variants.tsv names legal variants: switches of
+                     the fault build that make the daemon behave differently
+                     but still conformantly (`name<TAB>extra daemon args or
+                     -<TAB>tags<TAB>IDs allowed to fail or -`, the last
+                     column optional). Runs the cases of those tags against
+                     `sandboxd-ref-faulty --fault NAME <args>`: every one
+                     must pass, except the listed IDs (SHOULD cases the
+                     variant gives up on purpose), and a case may skip only
+                     if it also skips against the clean daemon.
 """
 import argparse
 import glob
@@ -46,6 +55,24 @@ def load_matrix(cases_dir):
     return matrix
 
 
+def load_variants(cases_dir):
+    variants = {}  # name -> (extra args, tags, ids allowed to fail)
+    path = os.path.join(cases_dir, "variants.tsv")
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            line = line.split("#", 1)[0].rstrip("\n")
+            if not line.strip():
+                continue
+            cols = [c.strip() for c in line.split("\t")]
+            if len(cols) not in (3, 4) or not cols[0] or not cols[2]:
+                sys.exit(f"{path}:{n}: want 'variant<TAB>args or -<TAB>tags[<TAB>ids or -]', "
+                         f"got {line!r}")
+            args = "" if cols[1] == "-" else cols[1]
+            may_fail = set() if len(cols) == 3 or cols[3] == "-" else set(cols[3].split(","))
+            variants[cols[0]] = (args, cols[2], may_fail)
+    return variants
+
+
 def case_results(doc):
     """(id, outcome, tags) of every case in a results document."""
     for c in doc.get("cases", []):
@@ -73,7 +100,7 @@ def main():
     ap.add_argument("--daemon", required=True)
     ap.add_argument("--faulty", required=True)
     ap.add_argument("--cases-dir", required=True)
-    ap.add_argument("mode", choices=["clean", "fault"])
+    ap.add_argument("mode", choices=["clean", "fault", "variant"])
     ap.add_argument("fault", nargs="?")
     a = ap.parse_args()
     matrix = load_matrix(a.cases_dir)
@@ -123,6 +150,41 @@ def main():
             if pending:
                 print(proc.stdout)
                 sys.exit(f"fault {a.fault} went unnoticed by: {', '.join(pending)}")
+        elif a.mode == "variant":
+            variants = load_variants(a.cases_dir)
+            if a.fault not in variants:
+                sys.exit(f"variant {a.fault!r} is not in variants.tsv")
+            args, tags, may_fail = variants[a.fault]
+            faults = f"--fault {a.fault} " + (f"{args} " if args else "")
+            launch = LAUNCH.format(daemon=a.faulty, faults=faults)
+            proc, doc = run_suite(a.suite, launch, ["--tags", tags], tmp)
+            results = list(case_results(doc))
+            if not results:
+                print(proc.stdout)
+                sys.exit(f"no case ran for tags {tags}")
+            bad = [(i, o) for i, o, _ in results
+                   if o != "pass" and not (i in may_fail and o == "fail") and o != "skip"]
+            skipped = [i for i, o, _ in results if o == "skip"]
+            if skipped:
+                # A skip is honest only if the clean daemon skips the case too.
+                focus = "^(" + "|".join(skipped) + ")( |$)"
+                cproc, cdoc = run_suite(a.suite, LAUNCH.format(daemon=a.daemon, faults=""),
+                                        ["--focus", focus], tmp)
+                clean = {i: o for i, o, _ in case_results(cdoc)}
+                bad += [(i, "skip (passes on the clean daemon)") for i in skipped
+                        if clean.get(i) != "skip"]
+            unknown = sorted(may_fail - {i for i, _, _ in results})
+            for i, o, _ in results:
+                if i in may_fail:
+                    print(f"{a.fault}: {i}: {o} (allowed to fail)")
+            if bad or unknown:
+                print(proc.stdout)
+                for i, o in bad:
+                    print(f"LEGAL VARIANT {a.fault} REFUSED by {i}: {o}")
+                for i in unknown:
+                    print(f"variants.tsv allows {i} to fail, but it did not run")
+                sys.exit(1)
+            print(f"variant {a.fault}: {len(results)} cases of {tags} accept it")
 
 
 if __name__ == "__main__":
