@@ -63,8 +63,8 @@ static struct MHD_Response *file_response(struct rest_request *rq, int fd, uint6
                                           uint64_t len)
 {
     bool reopen = fault_active("get-reopen-by-path");
-    if (!reopen && !fault_active("get-no-length"))
-        return MHD_create_response_from_fd_at_offset64(len, fd, start);
+    bool chunked = fault_active("get-no-length") || fault_active("variant-chunked-get");
+    if (!reopen && !chunked) return MHD_create_response_from_fd_at_offset64(len, fd, start);
     struct fault_stream *fs = calloc(1, sizeof(*fs));
     if (!fs) {
         close(fd);
@@ -75,7 +75,7 @@ static struct MHD_Response *file_response(struct rest_request *rq, int fd, uint6
     fs->start = start;
     fs->len = len;
     if (reopen) fs->path = strdup(rq->path);
-    uint64_t size = fault_active("get-no-length") ? MHD_SIZE_UNKNOWN : len;
+    uint64_t size = chunked ? MHD_SIZE_UNKNOWN : len;
     struct MHD_Response *r = MHD_create_response_from_callback(
         size, STREAM_BLOCK, fault_stream_read, fs, fault_stream_free);
     if (!r) fault_stream_free(fs);
@@ -107,7 +107,7 @@ static enum MHD_Result serve_file(struct rest_request *rq, struct MHD_Connection
             free(text);
             return MHD_NO;
         }
-        MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
+        MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, rest_json_type());
         MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_RANGE, content_range);
         return rest_queue(c, 416, r);
     }
@@ -134,6 +134,14 @@ static void format_time(const struct timespec *ts, char *out, size_t cap)
     }
     struct tm tm;
     time_t t = ts->tv_sec;
+    if (fault_active("variant-time-offset")) {
+        /* RFC 3339 allows any offset and fractional seconds. */
+        t += 2 * 3600;
+        gmtime_r(&t, &tm);
+        size_t n = strftime(out, cap, "%Y-%m-%dT%H:%M:%S", &tm);
+        snprintf(out + n, cap - n, ".%09ld+02:00", (long)ts->tv_nsec);
+        return;
+    }
     gmtime_r(&t, &tm);
     strftime(out, cap, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
@@ -150,8 +158,11 @@ static json_t *entry_json(const struct fs_entry *e)
     if (e->is_link && fault_active("list-symlink-type")) type = "symlink";
     json_t *name = json_text(e->name);
     if (!name) return NULL;
-    return json_pack("{s:o, s:I, s:s, s:s, s:s}", "name", name, "size", (json_int_t)e->size, "type",
-                     type, "modified_at", when, "mode", mode);
+    json_t *entry = json_pack("{s:o, s:I, s:s, s:s, s:s}", "name", name, "size",
+                              (json_int_t)e->size, "type", type, "modified_at", when, "mode", mode);
+    if (entry && fault_active("variant-extra-fields"))
+        json_object_set_new(entry, "x_inode_kind", json_string(e->is_link ? "link" : "plain"));
+    return entry;
 }
 
 static enum MHD_Result serve_listing(struct rest_request *rq, struct MHD_Connection *c, int fd)

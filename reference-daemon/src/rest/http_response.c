@@ -19,8 +19,8 @@ const char *rest_error_code(unsigned status)
         return "PERMISSION_DENIED";
     case 404:
         return "NOT_FOUND";
-    case 405:
-        return "METHOD_NOT_ALLOWED";
+    case 405: /* the contract fixes no code for 405 */
+        return fault_active("variant-405-code") ? "UNSUPPORTED_METHOD" : "METHOD_NOT_ALLOWED";
     case 409:
         return "CONFLICT";
     case 503:
@@ -28,6 +28,20 @@ const char *rest_error_code(unsigned status)
     default:
         return status >= 500 ? "INTERNAL" : "INVALID_ARGUMENT";
     }
+}
+
+/* variant-json-charset: a media type parameter is legal on every JSON body. */
+const char *rest_json_type(void)
+{
+    return fault_active("variant-json-charset") ? "application/json; charset=utf-8"
+                                                : "application/json";
+}
+
+/* variant-extra-fields: fields the contract does not name are legal. */
+static void add_extra_field(json_t *body)
+{
+    if (json_is_object(body) && fault_active("variant-extra-fields"))
+        json_object_set_new(body, "x_runtime", json_string("variant"));
 }
 
 enum MHD_Result rest_queue(struct MHD_Connection *c, unsigned status, struct MHD_Response *resp)
@@ -48,6 +62,7 @@ static struct MHD_Response *error_response(unsigned status, const char *message)
     }
     json_t *body =
         json_pack("{s:s, s:o}", "code", rest_error_code(status), "message", json_text(message));
+    add_extra_field(body);
     char *text = body ? json_dumps(body, JSON_COMPACT) : NULL;
     json_decref(body);
     if (!text) return NULL;
@@ -57,7 +72,7 @@ static struct MHD_Response *error_response(unsigned status, const char *message)
         free(text);
         return NULL;
     }
-    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, rest_json_type());
     return r;
 }
 
@@ -85,6 +100,7 @@ enum MHD_Result rest_reply_405(struct MHD_Connection *c, const char *allow)
 
 enum MHD_Result rest_reply_json(struct MHD_Connection *c, unsigned status, json_t *body)
 {
+    add_extra_field(body);
     char *text = body ? json_dumps(body, JSON_COMPACT) : NULL;
     json_decref(body);
     if (!text) return rest_reply_error(c, 500, "cannot encode the response");
@@ -94,7 +110,7 @@ enum MHD_Result rest_reply_json(struct MHD_Connection *c, unsigned status, json_
         free(text);
         return MHD_NO;
     }
-    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, rest_json_type());
     return rest_queue(c, status, r);
 }
 

@@ -9,6 +9,9 @@
 /* The Error code for an HTTP status (INVALID_ARGUMENT for 400, ...). */
 const char *rest_error_code(unsigned status);
 
+/* The Content-Type of JSON bodies. */
+const char *rest_json_type(void);
+
 /* Queues an Error response. The message is printf-formatted. */
 enum MHD_Result rest_reply_error(struct MHD_Connection *c, unsigned status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

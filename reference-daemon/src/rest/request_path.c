@@ -1,6 +1,7 @@
 /* Decoding of request paths and query values (see request_path.h). */
 #include "rest/request_path.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,6 +27,19 @@ static char *protect_encoded_slashes(const char *raw)
     }
     out[o] = '\0';
     return out;
+}
+
+/* variant-literal-400: a backslash or an overlong UTF-8 sequence (a lead
+ * byte C0/C1, E0 80-9F, F0 80-8F) refused instead of taken literally. */
+static bool refused_literal(const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '\\' || *p == 0xc0 || *p == 0xc1) return true;
+        if ((*p == 0xe0 && p[1] >= 0x80 && p[1] <= 0x9f) ||
+            (*p == 0xf0 && p[1] >= 0x80 && p[1] <= 0x8f))
+            return true;
+    }
+    return false;
 }
 
 int rest_decode_path(const char *raw, char **out, const char **why)
@@ -64,6 +78,11 @@ int rest_decode_path(const char *raw, char **out, const char **why)
         } else {
             free(again);
         }
+    }
+    if (fault_active("variant-literal-400") && refused_literal(dec)) {
+        free(dec);
+        *why = "backslashes and overlong UTF-8 are not accepted in names";
+        return 400;
     }
     if (fault_active("backslash-separator"))
         for (char *p = dec; *p; p++)

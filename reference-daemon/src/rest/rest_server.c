@@ -24,6 +24,7 @@
 #include "rest/http_response.h"
 #include "rest/request.h"
 #include "rest/request_path.h"
+#include "rest/variant_redirect.h"
 
 #define FILES_PREFIX "/v1/files"
 #define CONNECTION_MEMORY (128 * 1024) /* request line and headers fit in this */
@@ -56,6 +57,12 @@ static enum MHD_Result route_files(struct rest_request *rq, struct MHD_Connectio
                                    const char *upload_data, size_t *upload_size)
 {
     bool is_put = strcmp(method, MHD_HTTP_METHOD_PUT) == 0;
+    enum MHD_Result redirected;
+    if (!rq->path && variant_redirect_unclean(c, raw_path, &redirected)) {
+        rq->started = true;
+        rq->responded = true;
+        return redirected;
+    }
     if (!rq->path) {
         const char *why = "";
         int status = rest_decode_path(raw_path, &rq->path, &why);
