@@ -44,7 +44,21 @@ struct sbx_grpc_server_opts {
     size_t max_conn_output;          /* bytes in flight in uv_write per connection; 0 = 256 KiB */
     int unknown_method_status;       /* grpc-status for unregistered paths; 0 = UNIMPLEMENTED
                                         (other values only to emulate broken servers in tests) */
+    unsigned legal_variants;         /* SBX_GRPC_VARIANT_* bits; 0 = none */
 };
+
+/* Other encodings the gRPC protocol allows, so tests can show that a client
+ * tolerates them (sbx_grpc_server_opts.legal_variants):
+ * ERROR_HEADERS: a status with no message before it goes out as response
+ *   headers, then trailers (never as a trailers-only response);
+ * NO_MESSAGE: no grpc-message in any status;
+ * PROTO_CONTENT_TYPE: content-type application/grpc+proto;
+ * DEADLINE_RESET: an expired grpc-timeout resets the stream (RST_STREAM
+ *   CANCEL, as grpc-go servers do) instead of sending DEADLINE_EXCEEDED. */
+#define SBX_GRPC_VARIANT_ERROR_HEADERS 1u
+#define SBX_GRPC_VARIANT_NO_MESSAGE 2u
+#define SBX_GRPC_VARIANT_PROTO_CONTENT_TYPE 4u
+#define SBX_GRPC_VARIANT_DEADLINE_RESET 8u
 
 enum sbx_grpc_method_kind {
     SBX_GRPC_METHOD_UNARY = 0,        /* one request message, one response message */

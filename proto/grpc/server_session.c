@@ -224,6 +224,17 @@ static void nv_add(nghttp2_nv *nv, size_t *n, const char *name, const char *valu
 static ssize_t read_response(nghttp2_session *s, int32_t id, uint8_t *buf, size_t length,
                              uint32_t *flags, nghttp2_data_source *src, void *user);
 
+static bool has_variant(const struct sbx_grpc_server_call *call, unsigned variant)
+{
+    return (call->srv->opts.legal_variants & variant) != 0;
+}
+
+static const char *response_content_type(const struct sbx_grpc_server_call *call)
+{
+    return has_variant(call, SBX_GRPC_VARIANT_PROTO_CONTENT_TYPE) ? "application/grpc+proto"
+                                                                  : "application/grpc";
+}
+
 /* Builds and submits the status: trailers, or a trailers-only response. */
 static void submit_status(struct sbx_grpc_server_call *call, int code, const char *message)
 {
@@ -232,6 +243,7 @@ static void submit_status(struct sbx_grpc_server_call *call, int code, const cha
     call->status_submitted = true;
     char codebuf[16];
     snprintf(codebuf, sizeof codebuf, "%d", code);
+    if (has_variant(call, SBX_GRPC_VARIANT_NO_MESSAGE)) message = NULL;
     char *enc = (message && *message) ? sbx_grpc_percent_encode(message, strlen(message)) : NULL;
     nghttp2_nv *nv = calloc(4 + call->n_md, sizeof *nv);
     if (!nv) {
@@ -243,7 +255,7 @@ static void submit_status(struct sbx_grpc_server_call *call, int code, const cha
     size_t n = 0;
     if (!call->headers_sent) {
         nv_add(nv, &n, ":status", "200");
-        nv_add(nv, &n, "content-type", "application/grpc");
+        nv_add(nv, &n, "content-type", response_content_type(call));
     }
     nv_add(nv, &n, "grpc-status", codebuf);
     if (enc) nv_add(nv, &n, "grpc-message", enc);
@@ -305,7 +317,7 @@ static void ensure_headers(struct sbx_grpc_server_call *call)
     if (!nv) return;
     size_t n = 0;
     nv_add(nv, &n, ":status", "200");
-    nv_add(nv, &n, "content-type", "application/grpc");
+    nv_add(nv, &n, "content-type", response_content_type(call));
     for (size_t i = 0; i < call->n_md; i++)
         nv_add(nv, &n, call->md[i].name, call->md[i].value);
     nghttp2_data_provider prd = {.source.ptr = NULL, .read_callback = read_response};
@@ -715,8 +727,19 @@ void sconn_expire(struct sconn *c, int64_t now_ms)
         if (call->deadline_ms && call->deadline_ms <= now_ms && call->stream_attached &&
             !call->status_submitted) {
             call->deadline_ms = 0;
-            library_status(call, SBX_GRPC_DEADLINE_EXCEEDED, "deadline exceeded",
-                           SBX_GRPC_CANCEL_DEADLINE);
+            if (has_variant(call, SBX_GRPC_VARIANT_DEADLINE_RESET)) {
+                /* Nothing more goes out on the stream: no status, a reset. */
+                call->rejected = true;
+                call->status_submitted = true;
+                drop_requests(call);
+                nghttp2_submit_rst_stream(c->session, NGHTTP2_FLAG_NONE, call->stream_id,
+                                          NGHTTP2_CANCEL);
+                cancel_call(call, SBX_GRPC_CANCEL_DEADLINE);
+                kick(c);
+            } else {
+                library_status(call, SBX_GRPC_DEADLINE_EXCEEDED, "deadline exceeded",
+                               SBX_GRPC_CANCEL_DEADLINE);
+            }
         }
     }
 }
@@ -856,6 +879,8 @@ void sbx_grpc_server_call_finish(struct sbx_grpc_server_call *call, int code, co
     if (!call || call->handler_done) return;
     if (call->conn && call->stream_attached && !call->cancelled && !call->status_submitted &&
         !call->rejected) {
+        if (!call->headers_sent && has_variant(call, SBX_GRPC_VARIANT_ERROR_HEADERS))
+            ensure_headers(call); /* then the status follows as trailers */
         if (!call->headers_sent) {
             submit_status(call, code, message);
         } else {
