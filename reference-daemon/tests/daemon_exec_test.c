@@ -231,19 +231,6 @@ static void test_parallel(void **state)
     assert_true(now_ms() - t0 < 6000);
 }
 
-static bool pid_gone(int pid)
-{
-    char p[64], buf[512];
-    snprintf(p, sizeof(p), "/proc/%d/stat", pid);
-    FILE *f = fopen(p, "re");
-    if (!f) return true;
-    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-    fclose(f);
-    buf[n] = 0;
-    const char *rp = strrchr(buf, ')');
-    return rp && rp[2] == 'Z';
-}
-
 static int read_pid_file(const char *name)
 {
     char p[PATH_MAX + 64];

@@ -492,3 +492,16 @@ int h_resize(struct sbx_grpc_conn *c, int32_t id, uint32_t cols, uint32_t rows)
     free(b);
     return code;
 }
+
+bool pid_gone(int pid)
+{
+    char p[64], buf[512];
+    snprintf(p, sizeof(p), "/proc/%d/stat", pid);
+    FILE *f = fopen(p, "re");
+    if (!f) return true;
+    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    const char *rp = strrchr(buf, ')');
+    return rp && rp[2] == 'Z';
+}

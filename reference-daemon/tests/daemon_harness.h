@@ -43,6 +43,9 @@ int daemon_http_get(const struct daemon *d, const char *path);
 
 uint64_t now_ms(void);
 
+/* True when pid no longer runs: no /proc entry, or a zombie awaiting reaping. */
+bool pid_gone(int pid);
+
 /* ---- requests ------------------------------------------------------------ */
 
 struct proc_req {

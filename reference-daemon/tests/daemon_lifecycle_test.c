@@ -17,19 +17,6 @@
 
 #include "daemon_harness.h"
 
-static bool pid_gone(int pid)
-{
-    char p[64], buf[512];
-    snprintf(p, sizeof(p), "/proc/%d/stat", pid);
-    FILE *f = fopen(p, "re");
-    if (!f) return true;
-    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-    fclose(f);
-    buf[n] = 0;
-    const char *rp = strrchr(buf, ')');
-    return rp && rp[2] == 'Z';
-}
-
 static int32_t first_stdout_pid(struct sbx_grpc_call *call, int32_t *id)
 {
     uint64_t end = now_ms() + 15000;

@@ -186,19 +186,6 @@ static void test_large_output_exact(void **state)
     stream_summary_free(&s);
 }
 
-static bool pid_gone(int pid)
-{
-    char p[64], buf[512];
-    snprintf(p, sizeof(p), "/proc/%d/stat", pid);
-    FILE *f = fopen(p, "re");
-    if (!f) return true;
-    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-    fclose(f);
-    buf[n] = 0;
-    const char *rp = strrchr(buf, ')');
-    return rp && rp[2] == 'Z';
-}
-
 static bool wait_gone(int pid)
 {
     for (int i = 0; i < 300; i++) {
