@@ -103,8 +103,15 @@ static struct sbx_grpc_server *start_grpc(uv_loop_t *loop, struct daemon_state *
 {
     const struct daemon_config *cfg = st->cfg;
     struct sbx_grpc_server_opts o = {
-        .max_concurrent_streams = fault_active("max-streams-16") ? 16 : GRPC_MAX_STREAMS,
+        .max_concurrent_streams = fault_active("max-streams-16")            ? 16
+                                  : fault_active("variant-max-streams-100") ? 100
+                                                                            : GRPC_MAX_STREAMS,
         .unknown_method_status = fault_active("unknown-method-internal") ? SBX_GRPC_INTERNAL : 0,
+        .legal_variants =
+            (fault_active("variant-errors-with-headers") ? SBX_GRPC_VARIANT_ERROR_HEADERS : 0) |
+            (fault_active("variant-no-grpc-message") ? SBX_GRPC_VARIANT_NO_MESSAGE : 0) |
+            (fault_active("variant-content-type-proto") ? SBX_GRPC_VARIANT_PROTO_CONTENT_TYPE : 0) |
+            (fault_active("variant-deadline-rst") ? SBX_GRPC_VARIANT_DEADLINE_RESET : 0),
         /* An Execute answer carries both output buffers in one message. */
         .max_call_queue = cfg->execute_output_limit ? 2 * cfg->execute_output_limit + (1u << 20)
                                                     : (size_t)256 << 20,
@@ -169,12 +176,26 @@ int main(int argc, char **argv)
         fprintf(stderr, "sandboxd-ref: cannot create the event loop\n");
         return 1;
     }
-    struct proc_manager_opts pmo = {.single_id = fault_active("pid-reuse")};
+    struct proc_manager_opts pmo = {
+        .single_id = fault_active("pid-reuse"),
+        .drain_ms = fault_active("variant-exit-drain-short") ? 1000 : 0,
+        .large_ids = fault_active("variant-pid-large"),
+        .signal_exit = fault_active("variant-signal-exit-128")   ? SIGNAL_EXIT_128_PLUS
+                       : fault_active("variant-signal-exit-neg") ? SIGNAL_EXIT_NEGATIVE
+                                                                 : SIGNAL_EXIT_MINUS_ONE,
+    };
     struct proc_manager *pm = proc_manager_new(&loop, &pmo);
     struct sbx_grpc_server *grpc = pm ? start_grpc(&loop, &st) : NULL;
     struct process_service *svc = grpc ? process_service_new(&loop, &st, pm, grpc, root_abs) : NULL;
     if (!svc) {
         fprintf(stderr, "sandboxd-ref: cannot set up the process service\n");
+        return 1;
+    }
+    /* Signal handlers go in before the listeners, so a SIGTERM that follows
+     * readiness (ports printed, health answering) always shuts down cleanly. */
+    struct daemon_shutdown sd;
+    if (shutdown_init(&sd, &loop, &st, pm, grpc, svc) != 0) {
+        fprintf(stderr, "sandboxd-ref: cannot install signal handlers\n");
         return 1;
     }
     /* Orphaned descendants are re-parented to the daemon and reaped. */
@@ -195,11 +216,6 @@ int main(int argc, char **argv)
     fprintf(stderr, "sandboxd-ref %s: gRPC on %s:%d, REST on %s:%d, root %s\n", SBX_VERSION,
             cfg.listen_host, st.bound_grpc_port, cfg.listen_host, st.bound_rest_port, root_abs);
 
-    struct daemon_shutdown sd;
-    if (shutdown_init(&sd, &loop, &st, pm, grpc, svc) != 0) {
-        fprintf(stderr, "sandboxd-ref: cannot install signal handlers\n");
-        return 1;
-    }
     uv_run(&loop, UV_RUN_DEFAULT);
 
     /* The loop ends once shutdown closed the server and the processes. */

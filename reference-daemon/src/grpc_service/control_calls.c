@@ -24,10 +24,15 @@ static void not_found(struct sbx_grpc_server_call *call, int32_t id)
 
 static void stdin_status(struct sbx_grpc_server_call *call, int err)
 {
-    if (err == 0) {
+    bool closed = err == EPIPE || err == EIO || err == EBADF;
+    if (err == 0 || (closed && fault_active("stdin-closed-ok"))) {
         answer_empty(call);
-    } else if (err == EPIPE || err == EIO || err == EBADF) {
-        sbx_grpc_server_call_finish(call, SBX_GRPC_FAILED_PRECONDITION,
+    } else if (closed) {
+        /* Legal variant: the code is not fixed by the contract. */
+        sbx_grpc_server_call_finish(call,
+                                    fault_active("variant-stdin-closed-unknown")
+                                        ? SBX_GRPC_UNKNOWN
+                                        : SBX_GRPC_FAILED_PRECONDITION,
                                     "the process's stdin is closed");
     } else if (err == ENOBUFS) {
         sbx_grpc_server_call_finish(call, SBX_GRPC_RESOURCE_EXHAUSTED,

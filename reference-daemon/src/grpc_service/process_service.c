@@ -29,6 +29,9 @@ int svc_launch(struct process_service *svc, const struct launch_spec *spec,
         int code = cwd_error_status(cwd_fd, spec->cwd, msg, msglen);
         if (code == SBX_GRPC_NOT_FOUND && fault_active("cwd-missing-internal"))
             code = SBX_GRPC_INTERNAL;
+        /* Legal variant: the code for a cwd that is not a directory is not fixed. */
+        if (code == SBX_GRPC_FAILED_PRECONDITION && fault_active("variant-cwd-notdir-invalid"))
+            code = SBX_GRPC_INVALID_ARGUMENT;
         return code;
     }
     enum env_merge merge = ENV_MERGE_REQUEST_WINS;

@@ -85,6 +85,8 @@ struct proc_manager {
     uint64_t drain_ms;
     size_t stdin_limit;
     bool single_id;
+    int32_t id_step;
+    int signal_exit;
     bool adopting;
     uv_signal_t sigchld;
     void (*on_empty)(void *);
@@ -444,6 +446,10 @@ static void on_pidfd(uv_poll_t *h, int status, int events)
     p->exited = true;
     if (rc == 0 && si.si_pid != 0 && si.si_code == CLD_EXITED)
         p->exit_code = si.si_status & 0xff;
+    else if (rc == 0 && si.si_pid != 0 && p->m->signal_exit == SIGNAL_EXIT_128_PLUS)
+        p->exit_code = 128 + si.si_status;
+    else if (rc == 0 && si.si_pid != 0 && p->m->signal_exit == SIGNAL_EXIT_NEGATIVE)
+        p->exit_code = -si.si_status;
     else
         p->exit_code = -1;
     if (p->pty_hup) close_output(p, PROC_STDOUT);
@@ -502,7 +508,7 @@ int32_t proc_register(struct proc *p)
         /* Next free positive id; wraps and skips ids still in use. */
         for (;;) {
             id = m->next_id;
-            m->next_id = m->next_id == INT32_MAX ? 1 : m->next_id + 1;
+            m->next_id = m->next_id > INT32_MAX - m->id_step ? 1 : m->next_id + m->id_step;
             if (!intmap_get(&m->by_id, id)) break;
         }
     }
@@ -704,7 +710,9 @@ struct proc_manager *proc_manager_new(uv_loop_t *loop, const struct proc_manager
     m->drain_ms = opts && opts->drain_ms ? opts->drain_ms : 5000;
     m->stdin_limit = opts && opts->stdin_limit ? opts->stdin_limit : 8u << 20;
     m->single_id = opts && opts->single_id;
-    m->next_id = 1;
+    m->next_id = opts && opts->large_ids ? 1000000 : 1;
+    m->id_step = opts && opts->large_ids ? 7 : 1;
+    m->signal_exit = opts ? (int)opts->signal_exit : SIGNAL_EXIT_MINUS_ONE;
     intmap_init(&m->by_id);
     intmap_init(&m->by_pid);
     m->readbuf = malloc(m->read_size);

@@ -27,7 +27,7 @@ struct proc_callbacks {
      * call). May call any proc_* function, including proc_pause_output. */
     void (*output)(struct proc *p, enum proc_stream s, const uint8_t *data, size_t len, void *user);
     /* Exactly once: the process exited and its output is drained. exit_code
-     * is 0..255, or -1 for a death by signal. The owner then calls
+     * is 0..255, or -1 for a death by signal (see signal_exit). The owner then calls
      * proc_release (from here or later). */
     void (*finished)(struct proc *p, int exit_code, void *user);
 };
@@ -37,6 +37,10 @@ struct proc_manager_opts {
     uint64_t drain_ms;  /* wait for output after exit; 0 = 5000 */
     size_t stdin_limit; /* bytes queued for one process's stdin; 0 = 8 MiB */
     bool single_id;     /* fault injection: every process gets id 1 */
+    /* Legal variants (tests that the suite accepts them): ids from 1000000
+     * in steps of 7; a death by signal reported as 128+signo or -signo. */
+    bool large_ids;
+    enum { SIGNAL_EXIT_MINUS_ONE = 0, SIGNAL_EXIT_128_PLUS, SIGNAL_EXIT_NEGATIVE } signal_exit;
 };
 
 struct proc_manager *proc_manager_new(uv_loop_t *loop, const struct proc_manager_opts *opts);
