@@ -158,7 +158,7 @@ def main():
             faults = f"--fault {a.fault} " + (f"{args} " if args else "")
             launch = LAUNCH.format(daemon=a.faulty, faults=faults)
             proc, doc = run_suite(a.suite, launch, ["--tags", tags], tmp)
-            results = list(case_results(doc))
+            results = [r for r in case_results(doc) if r[1] not in (None, "not-run")]
             if not results:
                 print(proc.stdout)
                 sys.exit(f"no case ran for tags {tags}")
