@@ -66,8 +66,7 @@ static enum MHD_Result add_arg(void *cls, enum MHD_ValueKind kind, const char *k
     return MHD_YES;
 }
 
-bool variant_redirect_unclean(struct MHD_Connection *c, const char *raw_rest,
-                              enum MHD_Result *ret)
+bool variant_redirect_unclean(struct MHD_Connection *c, const char *raw_rest, enum MHD_Result *ret)
 {
     if (!fault_active("variant-redirect-dotdot")) return false;
     char *clean = malloc(strlen(raw_rest) + 2);

@@ -10,7 +10,6 @@
 
 /* raw_rest is the raw path after "/v1/files/". Returns true and queues the
  * redirect (result in *ret) when the path is not clean. */
-bool variant_redirect_unclean(struct MHD_Connection *c, const char *raw_rest,
-                              enum MHD_Result *ret);
+bool variant_redirect_unclean(struct MHD_Connection *c, const char *raw_rest, enum MHD_Result *ret);
 
 #endif
