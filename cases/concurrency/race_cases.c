@@ -396,7 +396,7 @@ static void c3_no_temp(struct case_ctx *ctx)
 
     /* Temporary files may take a moment to go after a failed upload. */
     char *left = NULL;
-    uint64_t deadline = case_now_ms() + 3000;
+    uint64_t deadline = case_now_ms() + 8000;
     bool clean = false;
     while (!(clean = c3_dir_clean(ctx, "c3s", &left)) && case_now_ms() < deadline) {
         free(left);
@@ -430,5 +430,5 @@ SBX_CASE(c3_no_temp, .id = "C3-002",
          .catches = "temporary files of PUTs left beside the target after a PUT completes, fails "
                     "because a delete removed its directory, or is abandoned by its client",
          .how = "runs write/delete races (as C3-001) in c3s/, an upload that hangs up halfway "
-                "and a plain PUT; then, within 3 s, Execute `find` in c3s must show only sub and "
+                "and a plain PUT; then, within 8 s, Execute `find` in c3s must show only sub and "
                 "sub/f, and the REST listing of c3s/sub only f");

@@ -4,10 +4,12 @@
 #include "case_api.h"
 #include "common/conf_util.h"
 #include "process_client.h"
+#include "rest_client.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/random.h>
 #include <unistd.h>
 
@@ -311,6 +313,19 @@ bool canary_size_matches(const struct canary_set *c, long long n)
     for (int i = 0; i < CANARY_FILES; i++)
         if (n == (long long)c->sizes[i]) return true;
     return false;
+}
+
+bool canary_length_leaks(const struct canary_set *c, const char *method,
+                         const struct http_response *resp)
+{
+    if (resp->status < 200 || resp->status >= 300 || resp->content_length < 0 ||
+        !canary_size_matches(c, resp->content_length))
+        return false;
+    if (resp->content_type && strncasecmp(resp->content_type, "application/json", 16) == 0)
+        return false;
+    if (strcmp(method, "HEAD") == 0) return true;
+    return strcmp(method, "GET") == 0 &&
+           (resp->body_truncated || resp->body_len != (size_t)resp->content_length);
 }
 
 void canary_free(struct canary_set *c)

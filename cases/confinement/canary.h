@@ -18,6 +18,7 @@
 #include <stddef.h>
 
 struct case_ctx;
+struct http_response;
 
 enum { CANARY_FILES = 4 };
 
@@ -67,6 +68,14 @@ bool canary_body_leaks(const struct canary_set *c, const void *body, size_t len,
 
 /* True when n equals the size of one of the canary files. */
 bool canary_size_matches(const struct canary_set *c, long long n);
+
+/* True when a 2xx answer's Content-Length betrays a canary: it equals a
+ * canary's size and the body that would show it is not there to judge (a
+ * HEAD, or a GET body cut short). A JSON body (a listing) or a complete
+ * body is judged by its bytes instead, so a listing whose length happens
+ * to equal a canary's size is not taken for a leak. */
+bool canary_length_leaks(const struct canary_set *c, const char *method,
+                         const struct http_response *resp);
 
 void canary_free(struct canary_set *c);
 

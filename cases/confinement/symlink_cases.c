@@ -150,8 +150,7 @@ static void sl_after(struct case_ctx *ctx, struct sl_env *e, const char *method,
     if (resp->status &&
         canary_body_leaks(&e->c, resp->body, resp->body_len, target, why, sizeof why))
         case_fail(ctx, "nothing outside the root is revealed", "%s", why);
-    if (resp->status >= 200 && resp->status < 300 && resp->content_length >= 0 &&
-        canary_size_matches(&e->c, resp->content_length))
+    if (canary_length_leaks(&e->c, method, resp))
         case_fail(ctx, "nothing outside the root is revealed",
                   "status %ld with Content-Length %lld, the size of a canary outside the root",
                   resp->status, resp->content_length);

@@ -99,6 +99,12 @@ void trav_run_cases(struct case_ctx *ctx, const struct trav_opts *opts);
 bool trav_put_landed_literally(struct case_ctx *ctx, const struct trav_obs *obs, char *why,
                                size_t whylen);
 
+/* For a 3xx answer to a request for current_target: the request-target
+ * its Location leads to on the same server (malloc'd), or NULL with why
+ * when the Location is missing or names another server. */
+char *trav_redirect_target(const char *rest_addr, const char *current_target,
+                           const struct http_response *resp, char *why, size_t whylen);
+
 /* True when the body holds one of the in-root fixture contents. */
 bool trav_body_has_fixture(const struct trav_run *run, const struct http_response *resp);
 

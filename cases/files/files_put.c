@@ -497,11 +497,11 @@ static void put_no_temp_files(struct case_ctx *ctx)
     free(target);
     /* The server may notice the aborted upload a moment later. */
     char *ls = NULL;
-    for (int i = 0; i < 10; i++) {
+    for (int i = 0; i < 25; i++) {
         free(ls);
         ls = fx_sh(ctx, "ls -A t | tr '\\n' ' '", "ls -A of the directory");
         if (!ls || strcmp(ls, "one.txt two.txt ") == 0) break;
-        usleep(300 * 1000);
+        usleep(400 * 1000);
     }
     if (ls)
         CASE_CHECK(ctx, strcmp(ls, "one.txt two.txt ") == 0,
