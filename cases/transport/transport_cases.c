@@ -415,18 +415,50 @@ SBX_CASE(t4_large_get, .id = "T4-001",
 #define T4P_CHUNKS 8
 #define T4P_GAP_MS 400
 
-/* Kilobytes under the case directory (temporary files included). */
-static long case_dir_kib(struct case_ctx *ctx)
+/* Where an upload in progress can be seen on disk. The runtime may keep its
+ * temporary file beside the target or anywhere else (F6 only asks that none
+ * remains in the directory): the case directory, everything in the root
+ * outside the run's directory (other cases never write there), and the
+ * used space of the root's file system (an atomic rename needs the same
+ * file system; the case runs alone so that nothing else changes it) are
+ * all measured, in KiB. */
+struct t4_space {
+    long case_kib, other_kib, fs_used_kib;
+};
+
+static bool t4_measure(struct case_ctx *ctx, struct t4_space *sp)
 {
+    const char *cd = case_dir(ctx);
+    size_t run_len = strcspn(cd, "/");
+    struct sbuf up = {0};
+    for (int i = conf_path_depth(cd); i > 0; i--)
+        sbuf_puts(&up, "../");
+    char *script =
+        conf_xasprintf("c=$(du -sk . | cut -f1); cd ./%s || exit 1; o=0\n"
+                       "for e in * .[!.]* ..?*; do\n"
+                       "  [ -e \"$e\" ] || continue; [ \"$e\" = '%.*s' ] && continue\n"
+                       "  k=$(du -sk -- \"$e\" 2>/dev/null | cut -f1); o=$((o + ${k:-0}))\n"
+                       "done\n"
+                       "u=$(df -Pk . | awk 'NR==2 {print $3}')\n"
+                       "echo \"$c $o ${u:--1}\"\n",
+                       up.s ? up.s : "", (int)run_len, cd);
+    sbuf_free(&up);
     char *out = NULL;
     char why[200];
-    if (conf_sh(ctx, "du -sk . | cut -f1", &out, why, sizeof why) != 0 || !out) {
-        free(out);
-        return -1;
-    }
-    long k = strtol(out, NULL, 10);
+    int rc = conf_sh(ctx, script, &out, why, sizeof why);
+    free(script);
+    bool ok = rc == 0 && out &&
+              sscanf(out, "%ld %ld %ld", &sp->case_kib, &sp->other_kib, &sp->fs_used_kib) == 3;
     free(out);
-    return k;
+    return ok;
+}
+
+/* KiB that arrived between two measurements, wherever they landed. */
+static long t4_grown(const struct t4_space *a, const struct t4_space *b)
+{
+    long tree = (b->case_kib + b->other_kib) - (a->case_kib + a->other_kib);
+    long fs = a->fs_used_kib >= 0 && b->fs_used_kib >= 0 ? b->fs_used_kib - a->fs_used_kib : -1;
+    return tree > fs ? tree : fs;
 }
 
 static void t4_slow_put(struct case_ctx *ctx)
@@ -435,9 +467,10 @@ static void t4_slow_put(struct case_ctx *ctx)
     uint64_t seed = case_rand(ctx);
     const uint64_t total = T4P_HEAD + T4P_TAIL;
     char *target = conc_target(case_dir(ctx), "t4-slow.bin", NULL);
-    long before = case_dir_kib(ctx);
+    struct t4_space before, during;
+    bool measured = t4_measure(ctx, &before);
     int fd = raw_connect(addr, 30000);
-    if (fd < 0 || before < 0) {
+    if (fd < 0 || !measured) {
         case_error(ctx, "could not connect to %s or measure the case directory", addr);
         if (fd >= 0) close(fd);
         free(target);
@@ -452,7 +485,7 @@ static void t4_slow_put(struct case_ctx *ctx)
         payload_fill(seed, total, off, buf, 1024 * 1024);
         ok = raw_send_all(fd, buf, 1024 * 1024);
     }
-    long during = -1;
+    bool have_during = false;
     bool answered_early = false;
     const size_t step = T4P_TAIL / T4P_CHUNKS;
     for (int i = 0; ok && i < T4P_CHUNKS; i++) {
@@ -460,14 +493,14 @@ static void t4_slow_put(struct case_ctx *ctx)
             answered_early = true;
             break;
         }
-        if (i == T4P_CHUNKS / 2) during = case_dir_kib(ctx);
+        if (i == T4P_CHUNKS / 2) have_during = t4_measure(ctx, &during);
         payload_fill(seed, total, T4P_HEAD + i * step, buf, step);
         ok = raw_send_all(fd, buf, step);
     }
     free(buf);
     long status = raw_read_status(fd, 30000);
     close(fd);
-    long grown = during >= 0 ? during - before : -1;
+    long grown = have_during ? t4_grown(&before, &during) : -1;
     bool reached = grown >= (long)(T4P_HEAD / 2048); /* half the head, in KiB */
     if (!ok && !answered_early)
         case_fail(ctx, "the slow upload can be sent", "sending failed (status %ld)", status);
@@ -480,11 +513,12 @@ static void t4_slow_put(struct case_ctx *ctx)
         case_fail(ctx,
                   "the upload reaches the runtime while it trickles in (its bytes land on "
                   "disk before the body is complete)",
-                  "the case directory grew by %ld KiB of 16 MiB sent while the last 4 KiB "
+                  "the sandbox (case directory, the root outside the run's directory, the "
+                  "root's file system) grew by %ld KiB of 16 MiB sent while the last 4 KiB "
                   "trickled: the body was held back (buffered) before the runtime",
                   grown);
     else
-        case_note(ctx, "the case directory held %ld KiB more while the upload trickled", grown);
+        case_note(ctx, "the sandbox held %ld KiB more while the upload trickled", grown);
     if (status == 204) {
         bool complete;
         uint64_t got = 0;
@@ -499,11 +533,13 @@ static void t4_slow_put(struct case_ctx *ctx)
 }
 SBX_CASE(t4_slow_put, .id = "T4-002",
          .title = "A slow PUT streams to the runtime as it trickles in", .clauses = "T4",
-         .level = LEVEL_MUST, .tags = "transport", .needs = NEEDS_TRANSPORT, .timeout_s = 60,
+         .level = LEVEL_MUST, .tags = "transport", .needs = NEEDS_TRANSPORT | NEEDS_ALONE,
+         .timeout_s = 60,
          .catches = "a proxy that holds a request body until it is complete (request buffering), "
                     "or rejects or times out an upload that trickles in",
          .how = "over a raw socket, PUTs 16 MiB at once and then the last 4 KiB in 8 pieces "
-                "400 ms apart; halfway through the trickle, Execute `du -sk` of the case "
-                "directory must show at least 8 MiB more (the runtime writes the body, temporary "
-                "file included, as it arrives); the PUT must then answer 204 and the file "
+                "400 ms apart; halfway through the trickle, Execute `du`/`df` must show at least "
+                "8 MiB more in the case directory, in the root outside the run's directory or "
+                "on the root's file system (the runtime writes the body as it arrives, its "
+                "temporary file wherever it keeps it); the PUT must then answer 204 and the file "
                 "read back byte-exact");
