@@ -319,7 +319,8 @@ static void add_repeat(struct sbuf *out, int n, const char *seg, size_t seglen)
 }
 
 /* Expands one template. Returns 0, or -1 with err for an unknown
- * placeholder. *needs gets bit 1 for parent canaries, 2 for /tmp. */
+ * placeholder. *needs gets bit 1 for parent canaries, 2 for /tmp, 4 when
+ * the path names a canary file or directory. */
 static int expand(const char *tmpl, const struct expand_env *e, char **out, unsigned *needs,
                   char *err, size_t errlen)
 {
@@ -343,17 +344,17 @@ static int expand(const char *tmpl, const struct expand_env *e, char **out, unsi
         if (arg) *arg++ = '\0';
         int bad = 0;
         if (strcmp(ph, "pf") == 0)
-            add_name(&b, e->nm.pf), *needs |= 1;
+            add_name(&b, e->nm.pf), *needs |= 1 | 4;
         else if (strcmp(ph, "pd") == 0)
-            add_name(&b, e->nm.pd), *needs |= 1;
+            add_name(&b, e->nm.pd), *needs |= 1 | 4;
         else if (strcmp(ph, "pi") == 0)
-            add_name(&b, e->nm.pi), *needs |= 1;
+            add_name(&b, e->nm.pi), *needs |= 1 | 4;
         else if (strcmp(ph, "sf") == 0)
-            add_name(&b, e->nm.sf), *needs |= 1;
+            add_name(&b, e->nm.sf), *needs |= 1 | 4;
         else if (strcmp(ph, "sib") == 0)
-            add_name(&b, e->nm.sib), *needs |= 1;
+            add_name(&b, e->nm.sib), *needs |= 1 | 4;
         else if (strcmp(ph, "tf") == 0)
-            add_name(&b, e->nm.tf), *needs |= 2;
+            add_name(&b, e->nm.tf), *needs |= 2 | 4;
         else if (strcmp(ph, "in") == 0)
             add_name(&b, e->nm.in);
         else if (strcmp(ph, "pabs") == 0)
@@ -440,11 +441,83 @@ bool trav_put_landed_literally(struct case_ctx *ctx, const struct trav_obs *obs,
     return ok;
 }
 
+/* Lays down the in-root fixture. It also removes names of ours at the top
+ * of the root: a runtime that normalises a path at the root (legal for raw
+ * dot segments and "//") stores a PUT there, and a later vector must not
+ * find that copy and take it for the canary outside. */
 static void fixture_script(struct trav_run *run)
 {
+    char *qroot = conf_sh_quote(run->canaries.root);
     run->canaries.fixture = conf_xasprintf(
-        "mkdir -p sub/sub2 && printf %%s '%s' > known.txt && printf %%s '%s' > sub/inner.txt",
-        run->known, run->subinner);
+        "mkdir -p sub/sub2 && printf %%s '%s' > known.txt && printf %%s '%s' > sub/inner.txt; "
+        "for f in %s/*'%s'* %s/.*'%s'*; do if [ -e \"$f\" ] || [ -L \"$f\" ]; then "
+        "rm -rf -- \"$f\"; fi; done",
+        run->known, run->subinner, qroot, run->canaries.id, qroot, run->canaries.id);
+    free(qroot);
+}
+
+/* The names at the top of the root, one a line (NULL if unreadable). */
+static char *root_names(struct case_ctx *ctx, const struct trav_run *run)
+{
+    char *q = conf_sh_quote(run->canaries.root);
+    char *script = conf_xasprintf("cd -- %s && ls -A", q);
+    char *out = NULL;
+    char why[200];
+    if (conf_sh(ctx, script, &out, why, sizeof why) != 0) {
+        free(out);
+        out = NULL;
+    }
+    free(script);
+    free(q);
+    return out;
+}
+
+static bool has_line(const char *lines, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = lines; p && *p;) {
+        size_t m = strcspn(p, "\n");
+        if (m == n && strncmp(p, name, n) == 0) return true;
+        p += m + (p[m] ? 1 : 0);
+    }
+    return false;
+}
+
+/* Removes top-level entries of the root that appeared during the run and
+ * hold nothing but directories and names of ours (what a runtime that
+ * resolves absolute-looking paths beneath the root made of our PUTs, e.g.
+ * <root>/tmp/...), so the workspace is left as it was found. An entry
+ * without a name of ours (another client's) is never touched. */
+static void remove_root_debris(struct case_ctx *ctx, const struct trav_run *run, const char *before)
+{
+    char *after = root_names(ctx, run);
+    if (!before || !after) {
+        free(after);
+        return;
+    }
+    char *qroot = conf_sh_quote(run->canaries.root);
+    struct sbuf script = {0};
+    sbuf_printf(&script, "cd -- %s || exit 0\n", qroot);
+    for (const char *p = after; *p;) {
+        size_t m = strcspn(p, "\n");
+        char *name = conf_xasprintf("%.*s", (int)m, p);
+        if (m && !has_line(before, name)) {
+            char *q = conf_sh_quote(name);
+            sbuf_printf(&script,
+                        "if [ -n \"$(find %s -name '*%s*' -print 2>/dev/null | head -n 1)\" ] && "
+                        "[ -z \"$(find %s ! -type d ! -name '*%s*' -print 2>/dev/null | head "
+                        "-n 1)\" ]; then rm -rf -- %s; fi\n",
+                        q, run->canaries.id, q, run->canaries.id, q);
+            free(q);
+        }
+        free(name);
+        p += m + (p[m] ? 1 : 0);
+    }
+    char why[200];
+    conf_sh(ctx, script.s ? script.s : "true", NULL, why, sizeof why);
+    sbuf_free(&script);
+    free(qroot);
+    free(after);
 }
 
 static void read_host_secret(struct case_ctx *ctx, struct trav_run *run)
@@ -463,7 +536,7 @@ static void read_host_secret(struct case_ctx *ctx, struct trav_run *run)
 /* The request for one vector and method; returns -1 when skipped. */
 static int build_request(struct case_ctx *ctx, struct trav_run *run, const struct trav_vector *v,
                          const char *method, char **target, char **rel, char **marker,
-                         char **in_name, char *err, size_t errlen)
+                         char **in_name, bool *names_canary, char *err, size_t errlen)
 {
     struct canary_set *c = &run->canaries;
     char newname[96], inbuf[64];
@@ -492,6 +565,7 @@ static int build_request(struct case_ctx *ctx, struct trav_run *run, const struc
     if (strcmp(method, "DELETE") == 0 && v->delete_path) tmpl = v->delete_path;
     unsigned needs;
     if (expand(tmpl, &e, rel, &needs, err, errlen) != 0) return -2;
+    *names_canary = (needs & 4) != 0;
     if (((needs & 1) && !c->have_parent) || ((needs & 2) && !c->have_tmp)) {
         free(*rel);
         *rel = NULL;
@@ -520,6 +594,15 @@ static void universal_checks(struct trav_run *run, const struct trav_obs *o, str
     if (run->host_secret && r->body &&
         conf_memmem(r->body, r->body_len, run->host_secret, strlen(run->host_secret)))
         sbuf_printf(pr, "%sbody contains the host's /etc/passwd", pr->len ? "; " : "");
+    /* A read or stat outside: no name of ours exists inside the root, so a
+     * path that names a canary answers 2xx only if it reached outside
+     * (a URL normalised at the root leads to an absent name: 404). */
+    bool probe = strcmp(o->method, "GET") == 0 || strcmp(o->method, "HEAD") == 0;
+    if (probe && o->names_canary && r->status >= 200 && r->status < 300)
+        sbuf_printf(pr,
+                    "%s%s answered %ld for a path naming a canary outside the root (read or "
+                    "stat outside)",
+                    pr->len ? "; " : "", o->method, r->status);
     if (canary_length_leaks(&run->canaries, o->method, r))
         sbuf_printf(pr, "%s%ld with Content-Length %lld, the size of a canary outside the root",
                     pr->len ? "; " : "", r->status, r->content_length);
@@ -664,7 +747,9 @@ static void try_method(struct case_ctx *ctx, struct trav_run *run, const struct 
 {
     char err[512];
     char *target = NULL, *rel = NULL, *marker = NULL, *in_name = NULL;
-    int b = build_request(ctx, run, v, method, &target, &rel, &marker, &in_name, err, sizeof err);
+    bool names_canary = false;
+    int b = build_request(ctx, run, v, method, &target, &rel, &marker, &in_name, &names_canary, err,
+                          sizeof err);
     if (b == -2) {
         case_error(ctx, "traversal corpus: vector %s: %s", v->id, err);
         st->stop = true;
@@ -694,7 +779,8 @@ static void try_method(struct case_ctx *ctx, struct trav_run *run, const struct 
                          .resp = &resp,
                          .rc = rc,
                          .marker = marker,
-                         .in_name = in_name};
+                         .in_name = in_name,
+                         .names_canary = names_canary};
     struct sbuf pr = {0};
     if (replay) {
         char *diff = NULL;
@@ -770,6 +856,7 @@ void trav_run_cases(struct case_ctx *ctx, const struct trav_opts *opts)
     snprintf(run.subinner, sizeof run.subinner, "SUBINNER-%s", run.canaries.hex);
     fixture_script(&run);
     read_host_secret(ctx, &run);
+    char *names_before = root_names(ctx, &run);
     char *diff = NULL;
     /* The first check also lays down the in-root fixture; the baseline must
      * then still hold. */
@@ -814,7 +901,9 @@ void trav_run_cases(struct case_ctx *ctx, const struct trav_opts *opts)
               vectors, tried, skipped);
     if (tried == 0 && !case_failed(ctx))
         case_skip(ctx, "no vector of this case could be tried (no canary location)");
+    remove_root_debris(ctx, &run, names_before);
 out:
+    free(names_before);
     canary_remove(ctx, &run.canaries);
     canary_free(&run.canaries);
     free(run.host_secret);

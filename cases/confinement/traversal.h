@@ -66,6 +66,7 @@ struct trav_obs {
     int rc;              /* rest_do result: -1 = no response */
     const char *marker;  /* PUT body */
     const char *in_name; /* what {in} stood for */
+    bool names_canary;   /* the path names a canary file or directory outside */
 };
 
 struct trav_run;
