@@ -86,6 +86,7 @@ struct proc_manager {
     size_t stdin_limit;
     bool single_id;
     int32_t id_step;
+    bool lowest_free_id;
     int signal_exit;
     bool adopting;
     uv_signal_t sigchld;
@@ -506,6 +507,7 @@ int32_t proc_register(struct proc *p)
     int32_t id = 1;
     if (!m->single_id) {
         /* Next free positive id; wraps and skips ids still in use. */
+        if (m->lowest_free_id) m->next_id = 1;
         for (;;) {
             id = m->next_id;
             m->next_id = m->next_id > INT32_MAX - m->id_step ? 1 : m->next_id + m->id_step;
@@ -712,6 +714,7 @@ struct proc_manager *proc_manager_new(uv_loop_t *loop, const struct proc_manager
     m->single_id = opts && opts->single_id;
     m->next_id = opts && opts->large_ids ? 1000000 : 1;
     m->id_step = opts && opts->large_ids ? 7 : 1;
+    m->lowest_free_id = opts && opts->lowest_free_id;
     m->signal_exit = opts ? (int)opts->signal_exit : SIGNAL_EXIT_MINUS_ONE;
     intmap_init(&m->by_id);
     intmap_init(&m->by_pid);

@@ -38,8 +38,10 @@ struct proc_manager_opts {
     size_t stdin_limit; /* bytes queued for one process's stdin; 0 = 8 MiB */
     bool single_id;     /* fault injection: every process gets id 1 */
     /* Legal variants (tests that the suite accepts them): ids from 1000000
-     * in steps of 7; a death by signal reported as 128+signo or -signo. */
+     * in steps of 7; the lowest free id (reused as soon as a stream ended);
+     * a death by signal reported as 128+signo or -signo. */
     bool large_ids;
+    bool lowest_free_id;
     enum { SIGNAL_EXIT_MINUS_ONE = 0, SIGNAL_EXIT_128_PLUS, SIGNAL_EXIT_NEGATIVE } signal_exit;
 };
 
