@@ -36,16 +36,32 @@ char *pu_case_abs(struct case_ctx *ctx, const char *rel);
 int pu_exists(struct case_ctx *ctx, const char *rel);
 
 /* Liveness of the processes whose pids a pidfile (relative to the case
- * directory, one pid per line) lists. Zombies count as gone. */
-enum pu_pid_state { PU_PIDS_GONE = 0, PU_PIDS_ALIVE = 1, PU_PIDS_NOFILE = 2, PU_PIDS_ERROR = -1 };
+ * directory, one pid per line) lists. Zombies count as gone. UNKNOWN: a pid
+ * still answers kill -0 but its state cannot be read (no /proc in the
+ * runtime, or another user's process), so a zombie cannot be told from a
+ * live process; cases skip rather than guess. */
+enum pu_pid_state {
+    PU_PIDS_GONE = 0,
+    PU_PIDS_ALIVE = 1,
+    PU_PIDS_NOFILE = 2,
+    PU_PIDS_UNKNOWN = 3,
+    PU_PIDS_ERROR = -1
+};
 int pu_pidfile_state(struct case_ctx *ctx, const char *pidfile);
 
 /* Polls until the pidfile exists with content; false on timeout. */
 bool pu_wait_pidfile(struct case_ctx *ctx, const char *pidfile, unsigned timeout_ms);
 
-/* Polls until every pid of the pidfile is gone; false if one is still
- * alive after timeout_ms (or the check failed). */
-bool pu_wait_pids_gone(struct case_ctx *ctx, const char *pidfile, unsigned timeout_ms);
+/* Polls until every pid of the pidfile is gone. Returns PU_PIDS_GONE, or
+ * the last state seen when timeout_ms passed (PU_PIDS_ALIVE or
+ * PU_PIDS_UNKNOWN), or PU_PIDS_ERROR (failure recorded). */
+int pu_wait_pids_gone(struct case_ctx *ctx, const char *pidfile, unsigned timeout_ms);
+
+/* Records the outcome of pu_wait_pids_gone for a check named `expected`:
+ * true when gone; a failure (observed: what_alive) when alive; a skip when
+ * the state cannot be told and nothing else failed. Kills what is left. */
+bool pu_expect_pids_gone(struct case_ctx *ctx, const char *pidfile, int state, const char *expected,
+                         const char *what_alive);
 
 /* Kills (SIGKILL from inside the sandbox) the pids of a pidfile; cleanup of
  * processes a faulty runtime left behind. */
@@ -61,6 +77,8 @@ struct pu_stream {
     struct case_ctx *ctx;
     struct proc_stream *s;
     const char *label;
+    struct sbx_grpc_conn *conn; /* set before pu_begin: start on this connection (NULL = the
+                                   case's shared one); control calls still use the shared one */
     bool have_init, have_exit, ended, broken;
     int32_t pid;
     int32_t exit_code;

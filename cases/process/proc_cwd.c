@@ -234,18 +234,32 @@ SBX_CASE(cwd_missing, .id = "P4-006", .title = "A cwd that does not exist fails 
 static void cwd_not_directory(struct case_ctx *ctx)
 {
     if (!pu_sh_ok(ctx, "printf data > plain.txt", "set-up: writing a regular file", NULL)) return;
-    char cwd[1024];
-    snprintf(cwd, sizeof cwd, "%s/plain.txt", case_dir(ctx));
-    struct proc_spec spec = {.argv = PU_ARGV("sh", "-c", "echo ran"), .cwd = cwd};
-    struct proc_result r;
-    proc_execute(ctx, &spec, &r);
-    CASE_CHECK(ctx, r.code > 0, "an error status for a cwd that is a regular file",
-               "status %d (%s)%s", r.code, r.message ? r.message : "",
-               r.code == 0 ? ": the process ran" : "");
-    proc_result_free(&r);
+    char *marker = pu_case_abs(ctx, "notdir-marker");
+    if (!marker) return;
+    char cwd[1024], script[1200];
+    snprintf(script, sizeof script, "echo ran >> '%s'", marker);
+    static const char *const tails[] = {"plain.txt", "plain.txt/"};
+    for (size_t i = 0; i < 2; i++) {
+        snprintf(cwd, sizeof cwd, "%s/%s", case_dir(ctx), tails[i]);
+        struct proc_spec spec = {.argv = PU_ARGV("sh", "-c", script), .cwd = cwd};
+        struct proc_result r;
+        proc_execute(ctx, &spec, &r);
+        /* Any code: which one is not fixed by the contract. */
+        CASE_CHECK(ctx, r.code > 0, "an error status for a cwd that is a regular file",
+                   "cwd \"%s\": status %d (%s)%s", cwd, r.code, r.message ? r.message : "",
+                   r.code == 0 ? ": the process ran" : "");
+        if (r.code > 0) case_note(ctx, "cwd \"%s\": status %d", cwd, r.code);
+        proc_result_free(&r);
+    }
+    CASE_CHECK(ctx, pu_exists(ctx, "notdir-marker") == 0,
+               "no process started for a cwd that is a regular file",
+               "the command's marker file was written");
+    free(marker);
 }
 SBX_CASE(cwd_not_directory, .id = "P4-007",
          .title = "A cwd that is not a directory fails with an error status", .clauses = "P4",
          .level = LEVEL_MUST, .tags = "process,errors", .timeout_s = 20,
          .catches = "a file used as cwd silently replaced by another directory",
-         .how = "runs with cwd set to a regular file; any gRPC error status passes");
+         .how = "runs a command that appends to a marker file with cwd set to a regular file "
+                "(with and without a trailing slash); any gRPC error status passes (the code "
+                "is noted), and the marker must not appear");

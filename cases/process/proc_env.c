@@ -28,13 +28,60 @@ static const char *planted_var(struct case_ctx *ctx)
     return NULL;
 }
 
+/* Whether out holds line (len bytes, without its newline) as a whole line. */
+static bool has_line(const char *out, const char *line, size_t len)
+{
+    for (const char *p = out; p && *p;) {
+        const char *e = strchr(p, '\n');
+        size_t l = e ? (size_t)(e - p) : strlen(p);
+        if (l == len && strncmp(p, line, len) == 0) return true;
+        p = e ? e + 1 : NULL;
+    }
+    return false;
+}
+
+/* Variables a shell or env(1) may set per process. */
+static bool per_process_var(const char *line)
+{
+    static const char *const names[] = {"PWD=", "OLDPWD=", "SHLVL=", "_="};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strncmp(line, names[i], strlen(names[i])) == 0) return true;
+    return false;
+}
+
+/* Every line of `base` (the environment without env_vars) must be in
+ * `merged` too; records one failure naming the first missing variable. */
+static void check_inherited(struct case_ctx *ctx, const char *base, const char *merged)
+{
+    size_t missing = 0, total = 0;
+    char first[200] = "";
+    for (const char *p = base; p && *p;) {
+        const char *e = strchr(p, '\n');
+        size_t l = e ? (size_t)(e - p) : strlen(p);
+        if (l > 0 && !per_process_var(p)) {
+            total++;
+            if (!has_line(merged, p, l)) {
+                if (!missing++) snprintf(first, sizeof first, "%.*s", (int)(l > 150 ? 150 : l), p);
+            }
+        }
+        p = e ? e + 1 : NULL;
+    }
+    CASE_CHECK(ctx, missing == 0,
+               "every variable of the environment without env_vars still there, unchanged",
+               "%zu of %zu missing or changed once env_vars were sent, e.g. %s", missing, total,
+               first);
+}
+
 static void env_merged(struct case_ctx *ctx)
 {
+    struct proc_result base;
+    if (!pu_sh_ok(ctx, "env", "Execute `env` without env_vars (the daemon's environment)", &base)) {
+        proc_result_free(&base);
+        return;
+    }
     const char *argv[] = {
         "sh", "-c",
-        "echo \"ADDED=${SBX_P3_ADDED-unset}\"; echo \"EMPTY=${SBX_P3_EMPTY-unset}\"; "
-        "echo \"PATH=${PATH-unset}\"; env",
-        NULL};
+        "echo \"ADDED=${SBX_P3_ADDED-unset}\"; echo \"EMPTY=${SBX_P3_EMPTY-unset}\"; env", NULL};
     const char *env[] = {"SBX_P3_ADDED=a=b c", "SBX_P3_EMPTY=", NULL};
     struct proc_spec spec = {.argv = argv, .env = env, .cwd = case_dir(ctx)};
     struct proc_result r;
@@ -43,48 +90,43 @@ static void env_merged(struct case_ctx *ctx)
                     "status %d (%s), exit_code %d", r.code, r.message ? r.message : "",
                     (int)r.exit_code)) {
         proc_result_free(&r);
+        proc_result_free(&base);
         return;
     }
     const char *out = (const char *)r.out;
     char *added = line_value(out, "ADDED");
     char *empty = line_value(out, "EMPTY");
-    char *path = line_value(out, "PATH");
     CASE_CHECK(ctx, added && strcmp(added, "a=b c") == 0,
                "the request's SBX_P3_ADDED=\"a=b c\" in the environment", "%s",
                added ? added : "(line missing)");
     CASE_CHECK(ctx, empty && strcmp(empty, "") == 0,
                "the request's SBX_P3_EMPTY set, with an empty value", "%s",
                empty ? empty : "(line missing)");
-    CASE_CHECK(ctx, path && strcmp(path, "unset") != 0 && path[0] != '\0',
-               "the daemon's PATH still in the environment next to the request's variables",
-               "PATH=%s", path ? path : "(line missing)");
+    check_inherited(ctx, (const char *)base.out, out);
+    char *base_path = line_value((const char *)base.out, "PATH");
+    if (!base_path) case_note(ctx, "the processes' environment has no PATH");
+    free(base_path);
     const char *planted = planted_var(ctx);
     if (planted) {
         /* Launch mode: a variable the suite planted for the daemon must be inherited. */
-        size_t pl = strlen(planted);
-        bool seen = false;
-        for (const char *p = out; p && *p;) {
-            const char *e = strchr(p, '\n');
-            size_t len = e ? (size_t)(e - p) : strlen(p);
-            if (len == pl && strncmp(p, planted, pl) == 0) seen = true;
-            p = e ? e + 1 : NULL;
-        }
-        CASE_CHECK(ctx, seen, "the daemon's own variables inherited (a planted one checked)",
+        CASE_CHECK(ctx, has_line(out, planted, strlen(planted)),
+                   "the daemon's own variables inherited (a planted one checked)",
                    "%.*s missing from `env`", (int)(strchr(planted, '=') - planted), planted);
     }
     free(added);
     free(empty);
-    free(path);
     proc_result_free(&r);
+    proc_result_free(&base);
 }
 SBX_CASE(env_merged, .id = "P3-001",
          .title = "env_vars are added on top of the daemon's environment", .clauses = "P3",
          .level = LEVEL_MUST, .tags = "process", .timeout_s = 20,
          .catches = "the request's env_vars replacing the whole environment (PATH lost), "
                     "values with '=' or empty values mangled",
-         .how = "runs `env` with two request variables (one holding '=' and a space, one "
-                "empty); both must be set exactly and PATH (plus, in launch mode, a variable "
-                "planted for the daemon) must still be there");
+         .how = "runs `env` without env_vars, then with two request variables (one holding "
+                "'=' and a space, one empty); both must be set exactly and every variable of "
+                "the first run (PATH included; in launch mode also a variable planted for the "
+                "daemon) must still be there unchanged");
 
 static void env_override(struct case_ctx *ctx)
 {
@@ -93,14 +135,16 @@ static void env_override(struct case_ctx *ctx)
         proc_result_free(&r);
         return;
     }
-    if (r.out_len == 0) {
-        case_fail(ctx, "a PATH in the daemon's environment (P3)", "PATH empty or unset");
-        proc_result_free(&r);
-        return;
+    /* With no PATH to extend, overriding it could hide `sh` from the lookup
+     * (whether a requested PATH is used for it is not fixed): HOME only. */
+    char *path_var = NULL;
+    if (r.out_len > 0) {
+        size_t n = r.out_len + 64;
+        path_var = malloc(n);
+        if (path_var) snprintf(path_var, n, "PATH=%s:/sbx-p3-extra-dir", (const char *)r.out);
+    } else {
+        case_note(ctx, "the daemon's environment has no PATH; only HOME is overridden");
     }
-    size_t n = r.out_len + 64;
-    char *path_var = malloc(n);
-    snprintf(path_var, n, "PATH=%s:/sbx-p3-extra-dir", (const char *)r.out);
     proc_result_free(&r);
 
     char planted_over[512] = "";
@@ -115,8 +159,8 @@ static void env_override(struct case_ctx *ctx)
             break;
         }
     }
-    const char *env[] = {path_var, "HOME=/sbx-p3-home", planted_over[0] ? planted_over : NULL,
-                         NULL};
+    const char *env[] = {"HOME=/sbx-p3-home", planted_over[0] ? planted_over : NULL, NULL, NULL};
+    if (path_var) env[planted_over[0] ? 2 : 1] = path_var;
     char script[600];
     snprintf(script, sizeof script,
              "printf 'PATH=%%s\\n' \"$PATH\"; printf 'HOME=%%s\\n' \"${HOME-unset}\"; "
@@ -131,9 +175,10 @@ static void env_override(struct case_ctx *ctx)
         const char *out = (const char *)r.out;
         char *path = line_value(out, "PATH");
         char *home = line_value(out, "HOME");
-        CASE_CHECK(ctx, path && strcmp(path, path_var + 5) == 0,
-                   "the request's PATH winning over the daemon's", "PATH=%s (requested %s)",
-                   path ? path : "(line missing)", path_var + 5);
+        if (path_var)
+            CASE_CHECK(ctx, path && strcmp(path, path_var + 5) == 0,
+                       "the request's PATH winning over the daemon's", "PATH=%s (requested %s)",
+                       path ? path : "(line missing)", path_var + 5);
         CASE_CHECK(ctx, home && strcmp(home, "/sbx-p3-home") == 0, "the request's HOME winning",
                    "HOME=%s", home ? home : "(line missing)");
         if (planted_name[0]) {

@@ -286,10 +286,13 @@ static void streams_large_ordered(struct case_ctx *ctx)
     /* seq 1 9000000 prints 70,888,896 bytes (about 67.6 MiB). */
     const unsigned long n = 9000000;
     struct seq_check chk = {.ctx = ctx, .next = 1};
-    struct proc_spec spec = {.argv = PU_ARGV("seq", "1", "9000000"), .cwd = case_dir(ctx)};
+    /* Through sh, so a runtime without seq answers exit 127 (skip) rather
+     * than a failed Start. */
+    struct proc_spec spec = {.argv = PU_ARGV("sh", "-c", "exec seq 1 9000000"),
+                             .cwd = case_dir(ctx)};
     struct pu_stream ps = {.label = "seq 1 9000000", .sink = seq_sink, .sink_ud = &chk};
     if (pu_start(ctx, &ps, &spec, NULL, 10000) && pu_finish(&ps, 50000) && !chk.bad) {
-        if (ps.exit_code == 127) {
+        if (ps.exit_code == 127 && chk.bytes == 0) {
             case_skip(ctx, "the runtime has no `seq` command");
         } else {
             CASE_CHECK(ctx, ps.exit_code == 0, "seq exiting 0", "exit_code %d", (int)ps.exit_code);

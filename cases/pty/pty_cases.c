@@ -254,7 +254,7 @@ SBX_CASE(resize_without_pty, .id = "P14-003",
 
 static void resize_unknown_id(struct case_ctx *ctx)
 {
-    static const int32_t ids[] = {2147480003, 987654323, -11};
+    static const int32_t ids[] = {2147480003, 987654323, INT32_MIN + 11};
     for (size_t i = 0; i < 3; i++) {
         int c = proc_resize(ctx, ids[i], 100, 30);
         CASE_CHECK(ctx, c == 5, "NOT_FOUND (5) for ResizeTTY on an unknown process_id",

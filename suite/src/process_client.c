@@ -413,6 +413,12 @@ struct proc_stream {
 struct proc_stream *proc_start(struct case_ctx *ctx, const struct proc_spec *spec,
                                const uint32_t *pty_cols_rows)
 {
+    return proc_start_on(ctx, NULL, spec, pty_cols_rows);
+}
+
+struct proc_stream *proc_start_on(struct case_ctx *ctx, struct sbx_grpc_conn *conn,
+                                  const struct proc_spec *spec, const uint32_t *pty_cols_rows)
+{
     struct proc_stream *s = calloc(1, sizeof *s);
     if (!s) return NULL;
     s->ctx = ctx;
@@ -420,7 +426,7 @@ struct proc_stream *proc_start(struct case_ctx *ctx, const struct proc_spec *spe
     size_t len = 0;
     uint8_t *req = proc_pack_start(spec, pty_cols_rows, &len);
     const char *why = NULL;
-    struct sbx_grpc_conn *c = req ? proc_conn(ctx, &why) : NULL;
+    struct sbx_grpc_conn *c = !req ? NULL : conn ? conn : proc_conn(ctx, &why);
     if (!req || !c) {
         snprintf(s->error, sizeof s->error, "%s", !req ? "cannot encode the request" : why);
         s->start_failed = true;

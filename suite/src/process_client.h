@@ -65,6 +65,14 @@ struct proc_event {
 /* Opens a Start stream on the case's shared connection (pty: NULL = none). */
 struct proc_stream *proc_start(struct case_ctx *ctx, const struct proc_spec *spec,
                                const uint32_t *pty_cols_rows);
+
+struct sbx_grpc_conn;
+
+/* The same on a connection the case opened itself (e.g. to keep the shared
+ * one free for control calls while many streams are open); NULL = shared. */
+struct proc_stream *proc_start_on(struct case_ctx *ctx, struct sbx_grpc_conn *conn,
+                                  const struct proc_spec *spec, const uint32_t *pty_cols_rows);
+
 /* Waits up to timeout_ms for the next event. */
 int proc_next(struct proc_stream *s, unsigned timeout_ms, struct proc_event *ev);
 /* Reads events until PEV_END (or timeout_ms), collecting stdout/stderr and
@@ -82,8 +90,6 @@ int proc_signal(struct case_ctx *ctx, int32_t process_id, int signal_enum_value)
 int proc_resize(struct case_ctx *ctx, int32_t process_id, uint32_t cols, uint32_t rows);
 
 /* ---- Lower level, for protocol cases ------------------------------------ */
-
-struct sbx_grpc_conn;
 
 /* The case's shared connection to case_grpc_addr(ctx), opened on first use
  * (and again if it broke); owned by the case (closed when it ends). NULL
