@@ -181,7 +181,9 @@ bool conf_error_body_ok(const struct http_response *resp, const char *want_code,
         snprintf(why, whylen, "no body (an Error JSON body was expected)");
         return false;
     }
-    if (!resp->content_type || strncasecmp(resp->content_type, "application/json", 16) != 0) {
+    const char *ct = resp->content_type;
+    if (!ct || strncasecmp(ct, "application/json", 16) != 0 ||
+        (ct[16] != '\0' && ct[16] != ';' && ct[16] != ' ')) {
         snprintf(why, whylen, "Content-Type %s, not application/json",
                  resp->content_type ? resp->content_type : "(absent)");
         return false;
