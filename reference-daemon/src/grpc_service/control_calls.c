@@ -1,6 +1,7 @@
 /* WriteStdin, SendSignal and ResizeTTY: unary calls addressing a Start
  * process by the id from its InitEvent (P9, P12, P13, P14). */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -130,6 +131,8 @@ void send_signal_on_request(struct sbx_grpc_server_call *call, const uint8_t *ms
             rc = 0;
         else if (fault_active("signal-leader-only"))
             rc = proc_signal_leader(p, signo);
+        else if (fault_active("signal-always-kill"))
+            rc = proc_signal_group(p, SIGKILL);
         else
             rc = proc_signal_group(p, signo);
         /* ESRCH: the group is already gone, which is what was asked for. */

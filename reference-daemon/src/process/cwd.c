@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fault.h"
@@ -54,6 +55,21 @@ static int cwd_open_faulty(int root_fd, const char *root_abs, const char *cwd, i
         int fd = open(cwd, O_PATH | O_DIRECTORY | O_CLOEXEC);
         *out = fd >= 0 ? fd : errno_to_fs(errno);
         return 1;
+    }
+    if (fault_active("cwd-no-symlinks") && cwd[0] != '/') {
+        /* Over-strict: a symlink anywhere on a relative cwd is refused as an
+         * escape, even one that stays inside the root. */
+        char prefix[4096];
+        for (size_t i = 0; cwd[i] && i < sizeof(prefix) - 1; i++) {
+            if (cwd[i + 1] != '/' && cwd[i + 1] != '\0') continue;
+            memcpy(prefix, cwd, i + 1);
+            prefix[i + 1] = '\0';
+            struct stat st;
+            if (fstatat(root_fd, prefix, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) {
+                *out = FS_ESCAPE;
+                return 1;
+            }
+        }
     }
     if (fault_active("cwd-escape")) {
         char path[8192];
