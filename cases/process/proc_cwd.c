@@ -179,6 +179,21 @@ static void cwd_symlink_escape(struct case_ctx *ctx)
         snprintf(cwd, sizeof cwd, "%s/%s", case_dir(ctx), links[i]);
         expect_denied(ctx, cwd, marker, "escape-marker");
     }
+    /* Control: links that stay inside the root are followed (S2), so a
+     * runtime that refuses every symlink does not pass for a confined one. */
+    char token[64];
+    snprintf(token, sizeof token, "inside-%016llx", (unsigned long long)case_rand(ctx));
+    snprintf(script, sizeof script,
+             "mkdir -p in/deep && printf %s > in/deep/m && ln -s in/deep in-link && "
+             "ln -s ../in d/up-in-link",
+             token);
+    if (pu_sh_ok(ctx, script, "set-up: creating symlinks that stay inside the root", NULL)) {
+        snprintf(cwd, sizeof cwd, "%s/in-link", case_dir(ctx));
+        runs_in(ctx, cwd, "m", token, "a cwd through a symlink that stays inside the root used");
+        snprintf(cwd, sizeof cwd, "%s/d/up-in-link/deep", case_dir(ctx));
+        runs_in(ctx, cwd, "m", token,
+                "a cwd through a relative `..` symlink that stays inside the root used");
+    }
     free(marker);
 }
 SBX_CASE(cwd_symlink_escape, .id = "P4-004",
@@ -188,7 +203,8 @@ SBX_CASE(cwd_symlink_escape, .id = "P4-004",
                     "chained, as a parent component)",
          .how = "creates symlinks to /, to a relative path above the root, a chain, and links "
                 "inside a subdirectory; each as cwd must give PERMISSION_DENIED and the "
-                "command's marker file must not appear");
+                "command's marker file must not appear; links that stay inside the root must "
+                "work as cwd (control)");
 
 static void cwd_absolute(struct case_ctx *ctx)
 {

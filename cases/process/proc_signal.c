@@ -123,6 +123,49 @@ SBX_CASE(signal_group_kill, .id = "P13-006",
          .how = "a shell runs a background grandchild `sleep 60` that writes its pid; after "
                 "SIGKILL a later Execute checks that it is gone within 6 s");
 
+/* SIGINT and SIGTERM must arrive as themselves: a trap for each tells
+ * which one came (a runtime that maps both to SIGKILL, or swaps them,
+ * still ends the process). */
+static void signal_identity(struct case_ctx *ctx)
+{
+    static const int sigs[] = {PU_SIGINT, PU_SIGTERM};
+    for (size_t i = 0; i < 2; i++) {
+        struct proc_spec spec = {
+            .argv = PU_ARGV("sh", "-c",
+                            "trap 'echo got-INT; exit 70' INT; trap 'echo got-TERM; exit 71' "
+                            "TERM; echo ready; i=0; while [ $i -lt 300 ]; do sleep 0.1 "
+                            "2>/dev/null || sleep 1; i=$((i+1)); done"),
+            .cwd = case_dir(ctx)};
+        struct pu_stream ps = {.label = "a shell trapping INT and TERM"};
+        if (pu_start(ctx, &ps, &spec, NULL, 10000) &&
+            pu_wait_output(&ps, false, "ready\n", 8000, "the shell's ready line")) {
+            int c = proc_signal(ctx, ps.pid, sigs[i]);
+            if (CASE_CHECK(ctx, c == 0, "SendSignal accepted", "%s: status %d", sig_name(sigs[i]),
+                           c) &&
+                pu_finish(&ps, 10000)) {
+                const char *want = sigs[i] == PU_SIGINT ? "ready\ngot-INT\n" : "ready\ngot-TERM\n";
+                int code = sigs[i] == PU_SIGINT ? 70 : 71;
+                CASE_CHECK(ctx,
+                           ps.out_len == strlen(want) && memcmp(ps.out, want, ps.out_len) == 0 &&
+                               ps.exit_code == code,
+                           "the shell's trap for exactly that signal running (its line, its exit "
+                           "code)",
+                           "%s: stdout %.*s, exit_code %d", sig_name(sigs[i]), (int)ps.out_len,
+                           ps.out ? (const char *)ps.out : "", (int)ps.exit_code);
+            }
+        }
+        pu_free(&ps);
+        if (case_failed(ctx)) break;
+    }
+}
+SBX_CASE(signal_identity, .id = "P13-009",
+         .title = "SIGINT and SIGTERM arrive as themselves (a trap for each runs)",
+         .clauses = "P13", .level = LEVEL_MUST, .tags = "process", .timeout_s = 40,
+         .catches = "every signal sent as SIGKILL, or SIGINT and SIGTERM mixed up",
+         .how = "a shell traps INT (prints got-INT, exits 70) and TERM (got-TERM, exits 71); "
+                "after SendSignal SIGINT, then in a second run SIGTERM, exactly the matching "
+                "trap must run");
+
 static void signal_invalid_values(struct case_ctx *ctx)
 {
     struct proc_spec spec = {.argv = PU_ARGV("cat"), .cwd = case_dir(ctx)};
