@@ -104,6 +104,7 @@ static void env_merged(struct case_ctx *ctx)
                empty ? empty : "(line missing)");
     check_inherited(ctx, (const char *)base.out, out);
     char *base_path = line_value((const char *)base.out, "PATH");
+    bool base_had_path = base_path && base_path[0];
     if (!base_path) case_note(ctx, "the processes' environment has no PATH");
     free(base_path);
     const char *planted = planted_var(ctx);
@@ -117,6 +118,21 @@ static void env_merged(struct case_ctx *ctx)
     free(empty);
     proc_result_free(&r);
     proc_result_free(&base);
+
+    /* Start merges env_vars the same way. */
+    const char *sargv[] = {"sh", "-c",
+                           "printf '%s|%s' \"${SBX_P3_ADDED-unset}\" \"${PATH:+path-set}\"", NULL};
+    struct proc_spec sspec = {.argv = sargv, .env = env, .cwd = case_dir(ctx)};
+    struct pu_stream ps = {.label = "Start printing SBX_P3_ADDED and whether PATH is set"};
+    if (pu_start(ctx, &ps, &sspec, NULL, 10000) && pu_finish(&ps, 10000)) {
+        /* Without a PATH in the environment a shell may still have its own. */
+        const char *out2 = ps.out ? (const char *)ps.out : "";
+        bool good =
+            strcmp(out2, "a=b c|path-set") == 0 || (!base_had_path && strcmp(out2, "a=b c|") == 0);
+        CASE_CHECK(ctx, good, "Start: the request's variable set and the daemon's PATH kept",
+                   "stdout %s, want a=b c|path-set", out2);
+    }
+    pu_free(&ps);
 }
 SBX_CASE(env_merged, .id = "P3-001",
          .title = "env_vars are added on top of the daemon's environment", .clauses = "P3",
@@ -126,7 +142,8 @@ SBX_CASE(env_merged, .id = "P3-001",
          .how = "runs `env` without env_vars, then with two request variables (one holding "
                 "'=' and a space, one empty); both must be set exactly and every variable of "
                 "the first run (PATH included; in launch mode also a variable planted for the "
-                "daemon) must still be there unchanged");
+                "daemon) must still be there unchanged; a Start with the same env_vars must "
+                "see the variable and PATH too");
 
 static void env_override(struct case_ctx *ctx)
 {
