@@ -180,6 +180,7 @@ int main(int argc, char **argv)
         .single_id = fault_active("pid-reuse"),
         .drain_ms = fault_active("variant-exit-drain-short") ? 1000 : 0,
         .large_ids = fault_active("variant-pid-large"),
+        .negative_ids = fault_active("variant-pid-negative"),
         .lowest_free_id = fault_active("variant-pid-reuse-lowest"),
         .signal_exit = fault_active("variant-signal-exit-128")   ? SIGNAL_EXIT_128_PLUS
                        : fault_active("variant-signal-exit-neg") ? SIGNAL_EXIT_NEGATIVE

@@ -338,7 +338,7 @@ void start_on_request(struct sbx_grpc_server_call *call, const uint8_t *msg, siz
         proc_unregister(c->p);
         c->id = proc_register_as(c->p, (int32_t)proc_pid(c->p)) == 0 ? (int32_t)proc_pid(c->p) : -1;
     }
-    if (c->id < 0) {
+    if (c->id == -1) { /* ids may be negative (legal variant); -1 is never one */
         fail_stream(c, SBX_GRPC_RESOURCE_EXHAUSTED, "out of memory");
         start_call_free(c);
         return;

@@ -510,7 +510,11 @@ int32_t proc_register(struct proc *p)
         if (m->lowest_free_id) m->next_id = 1;
         for (;;) {
             id = m->next_id;
-            m->next_id = m->next_id > INT32_MAX - m->id_step ? 1 : m->next_id + m->id_step;
+            if (m->id_step > 0)
+                m->next_id = m->next_id > INT32_MAX - m->id_step ? 1 : m->next_id + m->id_step;
+            else
+                m->next_id =
+                    m->next_id < INT32_MIN - m->id_step ? -1000000 : m->next_id + m->id_step;
             if (!intmap_get(&m->by_id, id)) break;
         }
     }
@@ -535,7 +539,7 @@ void proc_unregister(struct proc *p)
 
 struct proc *proc_lookup(struct proc_manager *m, int32_t id)
 {
-    if (id <= 0) return NULL;
+    if (id == 0 || id == INT32_MIN) return NULL; /* not keys of the map */
     return intmap_get(&m->by_id, id);
 }
 
@@ -714,6 +718,10 @@ struct proc_manager *proc_manager_new(uv_loop_t *loop, const struct proc_manager
     m->single_id = opts && opts->single_id;
     m->next_id = opts && opts->large_ids ? 1000000 : 1;
     m->id_step = opts && opts->large_ids ? 7 : 1;
+    if (opts && opts->negative_ids) {
+        m->next_id = -1000000;
+        m->id_step = -7;
+    }
     m->lowest_free_id = opts && opts->lowest_free_id;
     m->signal_exit = opts ? (int)opts->signal_exit : SIGNAL_EXIT_MINUS_ONE;
     intmap_init(&m->by_id);

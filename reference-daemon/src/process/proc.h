@@ -38,9 +38,11 @@ struct proc_manager_opts {
     size_t stdin_limit; /* bytes queued for one process's stdin; 0 = 8 MiB */
     bool single_id;     /* fault injection: every process gets id 1 */
     /* Legal variants (tests that the suite accepts them): ids from 1000000
-     * in steps of 7; the lowest free id (reused as soon as a stream ended);
-     * a death by signal reported as 128+signo or -signo. */
+     * in steps of 7, or from -1000000 in steps of -7; the lowest free id
+     * (reused as soon as a stream ended); a death by signal reported as
+     * 128+signo or -signo. */
     bool large_ids;
+    bool negative_ids;
     bool lowest_free_id;
     enum { SIGNAL_EXIT_MINUS_ONE = 0, SIGNAL_EXIT_128_PLUS, SIGNAL_EXIT_NEGATIVE } signal_exit;
 };
@@ -56,8 +58,9 @@ int proc_manager_adopt_orphans(struct proc_manager *m);
 int proc_spawn(struct proc_manager *m, const struct spawn_opts *opts,
                const struct proc_callbacks *cb, void *user, struct proc **out);
 
-/* Registers p under a fresh process id (> 0) and returns it, or -1 when out
- * of memory. proc_lookup finds it until proc_unregister or release. */
+/* Registers p under a fresh process id (> 0; negative with negative_ids,
+ * never -1) and returns it, or -1 when out of memory. proc_lookup finds it
+ * until proc_unregister or release. */
 int32_t proc_register(struct proc *p);
 /* Registers p under a given id (fault injection: register-late re-inserts
  * the id it announced earlier). Returns 0 or -1. */
