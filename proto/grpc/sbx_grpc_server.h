@@ -26,6 +26,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/uio.h>
 #include <uv.h>
 
 #include "sbx_grpc_status.h"
@@ -147,6 +148,11 @@ size_t sbx_grpc_server_active_calls(const struct sbx_grpc_server *s);
  * headers go out with the first message. Returns an sbx_grpc_send_result. */
 int sbx_grpc_server_call_send_message(struct sbx_grpc_server_call *call, const void *msg,
                                       size_t len);
+
+/* The same for a message given in parts (their concatenation): saves the
+ * caller assembling it, e.g. a small header before a large payload. */
+int sbx_grpc_server_call_send_messagev(struct sbx_grpc_server_call *call, const struct iovec *parts,
+                                       size_t n_parts);
 
 /* Bytes queued on this call and not yet accepted by the peer's window. */
 size_t sbx_grpc_server_call_queued(const struct sbx_grpc_server_call *call);

@@ -10,6 +10,7 @@
 #include <uv.h>
 
 #include "sbx_grpc_server.h"
+#include "server_output.h"
 
 struct sconn;
 struct uv_listener;
@@ -51,6 +52,7 @@ struct sbx_grpc_server {
         void *arg;
     } cleanups[4];
     size_t n_cleanups;
+    struct out_pool out_pool; /* spare output blocks of all connections */
 };
 
 /* Registers fn(arg) to run when the server's memory is released. */
@@ -76,8 +78,22 @@ struct sconn *sconn_new(struct sbx_grpc_server *srv, void (*want_write)(void *io
  * (protocol error; a GOAWAY may still be pending in sconn_send). */
 int sconn_recv(struct sconn *c, const uint8_t *data, size_t len);
 
-/* Next chunk of output (valid until the next call), 0 if none, -1 on error. */
+/* Next chunk of output (valid until the next call), 0 if none, -1 on error.
+ * The simple pull interface (tests); the socket glue uses the three below. */
 ssize_t sconn_send(struct sconn *c, const uint8_t **data);
+
+/* Serialises pending frames until at least want bytes wait to be handed
+ * out, or nothing more is pending. Returns the bytes waiting, -1 on a fatal
+ * error. */
+ssize_t sconn_fill(struct sconn *c, size_t want);
+
+/* Hands out waiting output as up to max_iov iovecs, max_bytes in all
+ * (*bytes); they stay valid until sconn_written covers them. */
+size_t sconn_next_output(struct sconn *c, struct iovec *iov, size_t max_iov, size_t max_bytes,
+                         size_t *bytes);
+
+/* The first len bytes handed out (in order) were written: releases them. */
+void sconn_written(struct sconn *c, size_t len);
 
 /* Earliest grpc-timeout deadline (monotonic ms) of a live call, -1 if none. */
 int64_t sconn_next_deadline(const struct sconn *c);

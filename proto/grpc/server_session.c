@@ -11,12 +11,6 @@
 #include "client_transport.h" /* sbx_grpc_now_ms */
 #include "server_internal.h"
 
-struct chunk {
-    struct chunk *next;
-    size_t len, off;
-    uint8_t data[];
-};
-
 struct kv {
     char *name;
     char *value;
@@ -66,8 +60,7 @@ struct sbx_grpc_server_call {
     /* response */
     bool headers_sent;
     bool data_deferred;
-    struct chunk *q_head, *q_tail;
-    size_t queued;
+    struct msg_queue q; /* framed messages the peer's window has not taken yet */
     size_t low_water;
     bool writable_armed;
     bool finish_pending;
@@ -95,6 +88,9 @@ struct sconn {
     struct sbx_grpc_server_call *calls;
     size_t streams;
     bool fatal;
+    struct out_list out; /* serialised output waiting for the socket */
+    size_t fill_want;    /* sconn_fill stops serialising at this many unsent bytes */
+    size_t pulled;       /* sconn_send: bytes handed out by the previous call */
 };
 
 /* ---- call memory ------------------------------------------------------- */
@@ -127,13 +123,7 @@ static int kv_add(struct kv **a, size_t *n, const char *name, size_t nlen, const
 
 static void drop_queue(struct sbx_grpc_server_call *call)
 {
-    while (call->q_head) {
-        struct chunk *ch = call->q_head;
-        call->q_head = ch->next;
-        free(ch);
-    }
-    call->q_tail = NULL;
-    call->queued = 0;
+    msg_queue_clear(&call->q, &call->srv->out_pool);
 }
 
 static void drop_requests(struct sbx_grpc_server_call *call)
@@ -334,28 +324,14 @@ static ssize_t read_response(nghttp2_session *s, int32_t id, uint8_t *buf, size_
 {
     (void)src;
     (void)user;
+    (void)buf;
     struct sbx_grpc_server_call *call = nghttp2_session_get_stream_user_data(s, id);
     if (!call) return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
-    size_t n = 0;
-    while (n < length && call->q_head) {
-        struct chunk *ch = call->q_head;
-        size_t take = ch->len - ch->off;
-        if (take > length - n) take = length - n;
-        memcpy(buf + n, ch->data + ch->off, take);
-        ch->off += take;
-        n += take;
-        if (ch->off == ch->len) {
-            call->q_head = ch->next;
-            if (!call->q_head) call->q_tail = NULL;
-            free(ch);
-        }
-    }
-    call->queued -= n;
-    if (call->writable_armed && call->queued < call->low_water && !call->cancelled) {
-        call->writable_armed = false;
-        schedule(call, N_WRITABLE);
-    }
-    if (call->q_head) return (ssize_t)n;
+    /* The bytes stay in the call's queue: send_data_frame takes them right
+     * after this returns, without copying them into nghttp2's buffer. */
+    size_t n = call->q.bytes < length ? call->q.bytes : length;
+    if (n > 0) *flags |= NGHTTP2_DATA_FLAG_NO_COPY;
+    if (call->q.bytes > n) return (ssize_t)n;
     if (call->status_submitted || call->finish_pending) {
         *flags |= NGHTTP2_DATA_FLAG_EOF | NGHTTP2_DATA_FLAG_NO_END_STREAM;
         if (call->finish_pending) {
@@ -367,6 +343,51 @@ static ssize_t read_response(nghttp2_session *s, int32_t id, uint8_t *buf, size_
     if (n > 0) return (ssize_t)n;
     call->data_deferred = true;
     return NGHTTP2_ERR_DEFERRED;
+}
+
+/* Emits a DATA frame whose payload read_response left in the call's queue:
+ * the frame header is copied, the payload becomes spans of the queue's
+ * blocks. Pauses serialising once sconn_fill has what it asked for. */
+static int send_data_frame(nghttp2_session *s, nghttp2_frame *frame, const uint8_t *framehd,
+                           size_t length, nghttp2_data_source *src, void *user)
+{
+    (void)src;
+    struct sconn *c = user;
+    struct sbx_grpc_server_call *call =
+        nghttp2_session_get_stream_user_data(s, frame->hd.stream_id);
+    if (!call || call->q.bytes < length) return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
+    struct out_pool *pool = &c->srv->out_pool;
+    static const uint8_t zeros[256];
+    size_t pad = frame->data.padlen;
+    uint8_t padlen = (uint8_t)(pad ? pad - 1 : 0);
+    if (out_list_copy(&c->out, pool, framehd, 9) < 0 ||
+        (pad && out_list_copy(&c->out, pool, &padlen, 1) < 0) ||
+        out_list_take(&c->out, &call->q, pool, length) < 0 ||
+        (pad > 1 && out_list_copy(&c->out, pool, zeros, pad - 1) < 0))
+        return NGHTTP2_ERR_CALLBACK_FAILURE;
+    if (call->writable_armed && call->q.bytes < call->low_water && !call->cancelled) {
+        call->writable_armed = false;
+        schedule(call, N_WRITABLE);
+    }
+    return c->out.unsent >= c->fill_want ? NGHTTP2_ERR_PAUSE : 0;
+}
+
+/* DATA frames as large as the peer accepts (up to MAX_DATA_FRAME): fewer
+ * frames per byte streamed. */
+#define MAX_DATA_FRAME (256 * 1024)
+
+static ssize_t data_frame_length(nghttp2_session *s, uint8_t type, int32_t id,
+                                 int32_t session_window, int32_t stream_window,
+                                 uint32_t remote_max_frame, void *user)
+{
+    (void)s;
+    (void)type;
+    (void)id;
+    (void)user;
+    ssize_t n = remote_max_frame < MAX_DATA_FRAME ? (ssize_t)remote_max_frame : MAX_DATA_FRAME;
+    if (session_window < n) n = session_window;
+    if (stream_window < n) n = stream_window;
+    return n > 0 ? n : 1;
 }
 
 /* ---- receiving ---------------------------------------------------------- */
@@ -624,6 +645,8 @@ struct sconn *sconn_new(struct sbx_grpc_server *srv, void (*want_write)(void *io
     nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cbs, on_data_chunk);
     nghttp2_session_callbacks_set_on_frame_send_callback(cbs, on_frame_send);
     nghttp2_session_callbacks_set_on_stream_close_callback(cbs, on_stream_close);
+    nghttp2_session_callbacks_set_send_data_callback(cbs, send_data_frame);
+    nghttp2_session_callbacks_set_data_source_read_length_callback(cbs, data_frame_length);
     int rv = nghttp2_session_server_new(&c->session, cbs, c);
     nghttp2_session_callbacks_del(cbs);
     if (rv != 0) {
@@ -650,11 +673,43 @@ int sconn_recv(struct sconn *c, const uint8_t *data, size_t len)
     return 0;
 }
 
+ssize_t sconn_fill(struct sconn *c, size_t want)
+{
+    c->fill_want = want ? want : 1;
+    while (c->out.unsent < c->fill_want) {
+        const uint8_t *d;
+        ssize_t n = nghttp2_session_mem_send(c->session, &d);
+        if (n < 0 || (n > 0 && out_list_copy(&c->out, &c->srv->out_pool, d, (size_t)n) < 0)) {
+            c->fatal = true;
+            return -1;
+        }
+        if (n == 0) break; /* nothing more, or a DATA frame paused at fill_want */
+    }
+    return (ssize_t)c->out.unsent;
+}
+
+size_t sconn_next_output(struct sconn *c, struct iovec *iov, size_t max_iov, size_t max_bytes,
+                         size_t *bytes)
+{
+    return out_list_next(&c->out, iov, max_iov, max_bytes, bytes);
+}
+
+void sconn_written(struct sconn *c, size_t len)
+{
+    out_list_written(&c->out, &c->srv->out_pool, len);
+}
+
 ssize_t sconn_send(struct sconn *c, const uint8_t **data)
 {
-    ssize_t n = nghttp2_session_mem_send(c->session, data);
-    if (n < 0) c->fatal = true;
-    return n;
+    sconn_written(c, c->pulled);
+    c->pulled = 0;
+    if (sconn_fill(c, 1) < 0) return -1;
+    struct iovec iov;
+    size_t n;
+    if (sconn_next_output(c, &iov, 1, SIZE_MAX, &n) == 0) return 0;
+    *data = iov.iov_base;
+    c->pulled = n;
+    return (ssize_t)n;
 }
 
 void server_dispatch(struct sbx_grpc_server *s)
@@ -754,8 +809,8 @@ void sconn_goaway(struct sconn *c)
 
 bool sconn_finished(const struct sconn *c)
 {
-    return c->fatal ||
-           (!nghttp2_session_want_read(c->session) && !nghttp2_session_want_write(c->session));
+    return c->fatal || (!nghttp2_session_want_read(c->session) &&
+                        !nghttp2_session_want_write(c->session) && c->out.unsent == 0);
 }
 
 size_t sconn_streams(const struct sconn *c)
@@ -788,36 +843,31 @@ void sconn_free(struct sconn *c)
     while (c->calls)
         unlink_call(c->calls);
     nghttp2_session_del(c->session);
+    out_list_clear(&c->out, &c->srv->out_pool);
     free(c);
 }
 
 /* ---- handler API -------------------------------------------------------- */
 
-int sbx_grpc_server_call_send_message(struct sbx_grpc_server_call *call, const void *msg,
-                                      size_t len)
+int sbx_grpc_server_call_send_messagev(struct sbx_grpc_server_call *call, const struct iovec *parts,
+                                       size_t n_parts)
 {
-    if (len > UINT32_MAX || (len && !msg)) return SBX_GRPC_SEND_INVALID;
+    size_t len = 0;
+    for (size_t i = 0; i < n_parts; i++) {
+        if (parts[i].iov_len && !parts[i].iov_base) return SBX_GRPC_SEND_INVALID;
+        len += parts[i].iov_len;
+        if (len > UINT32_MAX) return SBX_GRPC_SEND_INVALID;
+    }
     if (!call->conn || !call->stream_attached || call->cancelled || call->handler_done ||
         call->rejected || call->status_submitted)
         return SBX_GRPC_SEND_CLOSED;
-    if (call->queued + len + SBX_GRPC_PREFIX_LEN > call->srv->opts.max_call_queue) {
+    if (call->q.bytes + len + SBX_GRPC_PREFIX_LEN > call->srv->opts.max_call_queue) {
         call->writable_armed = true;
         return SBX_GRPC_SEND_FULL;
     }
-    struct chunk *ch = malloc(sizeof *ch + SBX_GRPC_PREFIX_LEN + len);
-    if (!ch) return SBX_GRPC_SEND_FULL;
-    ch->next = NULL;
-    ch->off = 0;
-    ch->len = SBX_GRPC_PREFIX_LEN + len;
-    sbx_grpc_frame_prefix(ch->data, false, (uint32_t)len);
-    if (len) memcpy(ch->data + SBX_GRPC_PREFIX_LEN, msg, len);
-    if (call->q_tail)
-        call->q_tail->next = ch;
-    else
-        call->q_head = ch;
-    call->q_tail = ch;
-    call->queued += ch->len;
-    if (call->queued >= call->low_water) call->writable_armed = true;
+    if (msg_queue_push(&call->q, &call->srv->out_pool, parts, n_parts, len) < 0)
+        return SBX_GRPC_SEND_FULL;
+    if (call->q.bytes >= call->low_water) call->writable_armed = true;
     ensure_headers(call);
     if (call->data_deferred) {
         call->data_deferred = false;
@@ -827,9 +877,17 @@ int sbx_grpc_server_call_send_message(struct sbx_grpc_server_call *call, const v
     return SBX_GRPC_SEND_OK;
 }
 
+int sbx_grpc_server_call_send_message(struct sbx_grpc_server_call *call, const void *msg,
+                                      size_t len)
+{
+    if (len > UINT32_MAX || (len && !msg)) return SBX_GRPC_SEND_INVALID;
+    struct iovec part = {(void *)(uintptr_t)msg, len};
+    return sbx_grpc_server_call_send_messagev(call, &part, 1);
+}
+
 size_t sbx_grpc_server_call_queued(const struct sbx_grpc_server_call *call)
 {
-    return call->queued;
+    return call->q.bytes;
 }
 
 void sbx_grpc_server_call_on_writable(struct sbx_grpc_server_call *call, size_t low_water,

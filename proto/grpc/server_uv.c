@@ -10,7 +10,9 @@
 #include "server_internal.h"
 
 #define READ_BUF 65536
-#define WRITE_BATCH 65536
+/* One writev: up to WRITE_IOV pieces, WRITE_BATCH bytes. */
+#define WRITE_IOV 64
+#define WRITE_BATCH (256u * 1024u)
 
 struct uv_listener {
     struct uv_listener *next;
@@ -44,11 +46,12 @@ struct uv_conn {
     uint8_t rbuf[READ_BUF];
 };
 
+/* Output the socket did not take at once; its bytes stay in the session's
+ * output list until the write completes. */
 struct write_req {
     uv_write_t req;
     struct uv_conn *conn;
     size_t len;
-    uint8_t data[];
 };
 
 static void server_maybe_finish_close(struct sbx_grpc_server *s);
@@ -147,6 +150,7 @@ static void really_free(struct sbx_grpc_server *s)
     for (size_t i = 0; i < s->n_methods; i++)
         free(s->methods[i].path);
     free(s->methods);
+    out_pool_clear(&s->out_pool);
     free(s);
 }
 
@@ -196,6 +200,7 @@ static void conn_handle_closed(uv_handle_t *h)
     sconn_free(uc->sc);
     free(uc);
     s->n_conns--;
+    if (s->n_conns == 0) out_pool_clear(&s->out_pool); /* idle: give the spares back */
     server_maybe_finish_close(s);
 }
 
@@ -239,6 +244,7 @@ static void on_write(uv_write_t *req, int status)
     struct write_req *w = (struct write_req *)req;
     struct uv_conn *uc = w->conn;
     uc->outstanding -= w->len;
+    if (!uc->closing && status == 0) sconn_written(uc->sc, w->len);
     free(w);
     if (uc->closing) return;
     if (status < 0) {
@@ -286,52 +292,55 @@ static void want_write(void *io)
     if (!uc->closing) uv_idle_start(&uc->flush_idle, flush_idle_cb);
 }
 
-/* Moves session output into uv_write, keeping at most max_conn_output in flight. */
+/* Writes session output straight from its blocks: a synchronous writev
+ * when nothing is in flight, uv_write for what the socket did not take,
+ * keeping at most max_conn_output in flight. */
 static void conn_flush(struct uv_conn *uc)
 {
     struct sbx_grpc_server *s = uc->srv;
     while (!uc->closing && uc->outstanding < s->opts.max_conn_output) {
-        struct write_req *w = malloc(sizeof *w + WRITE_BATCH);
+        if (sconn_fill(uc->sc, WRITE_BATCH) < 0) {
+            conn_close(uc, SBX_GRPC_CANCEL_CONNECTION);
+            return;
+        }
+        struct iovec iov[WRITE_IOV];
+        uv_buf_t bufs[WRITE_IOV];
+        size_t bytes;
+        size_t n = sconn_next_output(uc->sc, iov, WRITE_IOV, WRITE_BATCH, &bytes);
+        if (n == 0) break;
+        for (size_t i = 0; i < n; i++)
+            bufs[i] = uv_buf_init(iov[i].iov_base, (unsigned)iov[i].iov_len);
+        size_t done = 0;
+        if (uc->outstanding == 0) {
+            int rv = uv_try_write(&uc->h.stream, bufs, (unsigned)n);
+            if (rv < 0 && rv != UV_EAGAIN) {
+                conn_close(uc, SBX_GRPC_CANCEL_CONNECTION);
+                return;
+            }
+            done = rv > 0 ? (size_t)rv : 0;
+            sconn_written(uc->sc, done);
+        }
+        if (done == bytes) continue;
+        size_t left = bytes - done, first = 0;
+        while (done >= bufs[first].len) {
+            done -= bufs[first].len;
+            first++;
+        }
+        bufs[first].base += done;
+        bufs[first].len -= done;
+        struct write_req *w = malloc(sizeof *w);
         if (!w) {
             conn_close(uc, SBX_GRPC_CANCEL_CONNECTION);
             return;
         }
-        size_t len = 0;
-        for (;;) {
-            const uint8_t *d;
-            ssize_t n = sconn_send(uc->sc, &d);
-            if (n < 0) {
-                free(w);
-                conn_close(uc, SBX_GRPC_CANCEL_CONNECTION);
-                return;
-            }
-            if (n == 0) break;
-            if (len + (size_t)n > WRITE_BATCH) {
-                struct write_req *bigger = realloc(w, sizeof *w + len + (size_t)n);
-                if (!bigger) {
-                    free(w);
-                    conn_close(uc, SBX_GRPC_CANCEL_CONNECTION);
-                    return;
-                }
-                w = bigger;
-            }
-            memcpy(w->data + len, d, (size_t)n);
-            len += (size_t)n;
-            if (len >= WRITE_BATCH) break;
-        }
-        if (len == 0) {
-            free(w);
-            break;
-        }
         w->conn = uc;
-        w->len = len;
-        uv_buf_t b = uv_buf_init((char *)w->data, (unsigned)len);
-        if (uv_write(&w->req, &uc->h.stream, &b, 1, on_write) < 0) {
+        w->len = left;
+        if (uv_write(&w->req, &uc->h.stream, bufs + first, (unsigned)(n - first), on_write) < 0) {
             free(w);
             conn_close(uc, SBX_GRPC_CANCEL_CONNECTION);
             return;
         }
-        uc->outstanding += len;
+        uc->outstanding += left;
     }
     if (uc->closing) return;
     /* Input waits while output is backed up, so a peer that does not read

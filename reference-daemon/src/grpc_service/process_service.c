@@ -123,16 +123,14 @@ struct process_service *process_service_new(uv_loop_t *loop, struct daemon_state
     svc->srv = srv;
     svc->root_abs = strdup(root_abs);
     svc->chunk_size = st->cfg->stream_chunk_size;
-    svc->scratch = malloc(svc->chunk_size + 16);
     svc->exec_limit = fault_active("execute-limit-off") ? 0 : st->cfg->execute_output_limit;
-    if (!svc->root_abs || !svc->scratch ||
+    if (!svc->root_abs ||
         add(svc, "Start", SBX_GRPC_METHOD_SERVER_STREAMING, start_on_request) != 0 ||
         add(svc, "Execute", SBX_GRPC_METHOD_UNARY, execute_on_request) != 0 ||
         add(svc, "WriteStdin", SBX_GRPC_METHOD_UNARY, write_stdin_on_request) != 0 ||
         add(svc, "SendSignal", SBX_GRPC_METHOD_UNARY, send_signal_on_request) != 0 ||
         add(svc, "ResizeTTY", SBX_GRPC_METHOD_UNARY, resize_tty_on_request) != 0) {
         free(svc->root_abs);
-        free(svc->scratch);
         free(svc);
         return NULL;
     }
@@ -148,6 +146,5 @@ void process_service_free(struct process_service *svc)
 {
     if (!svc) return;
     free(svc->root_abs);
-    free(svc->scratch);
     free(svc);
 }

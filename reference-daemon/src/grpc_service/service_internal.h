@@ -22,7 +22,6 @@ struct process_service {
     struct sbx_grpc_server *srv;
     char *root_abs;
     size_t chunk_size;
-    uint8_t *scratch;  /* chunk_size + 16 bytes: one encoded output event */
     size_t exec_limit; /* per stream; 0 = unbounded (fault injection only) */
     bool refusing;
     unsigned stdin_calls; /* fault injection: stdin-drop */

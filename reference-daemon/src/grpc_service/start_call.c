@@ -4,8 +4,10 @@
  * then one ExitEvent once the process exited and its output drained (P7,
  * P11), then status OK. The child's pipe is not read while the call's send
  * queue is above START_PAUSE_BYTES, so memory does not grow with output. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 
 #include "fault.h"
 #include "grpc_service/service_internal.h"
@@ -76,20 +78,20 @@ static void fail_stream(struct start_call *c, int code, const char *msg)
 }
 
 /* A StartResponse with stdout (field 2) or stderr (field 3) is the field's
- * tag, the length as a varint and the bytes: encoded straight into the
- * service's scratch buffer, the hot path of a large stream. */
+ * tag, the length as a varint and the bytes: the hot path of a large
+ * stream, so the bytes are copied once, straight into the call's queue. */
 static void send_output(struct start_call *c, enum proc_stream s, const uint8_t *d, size_t n)
 {
     if (!c->call) return;
-    uint8_t *m = c->svc->scratch;
+    uint8_t head[16];
     size_t off = 0;
-    m[off++] = s == PROC_STDOUT ? 0x12 : 0x1a;
+    head[off++] = s == PROC_STDOUT ? 0x12 : 0x1a;
     for (size_t v = n;; v >>= 7) {
-        m[off++] = (uint8_t)(v < 0x80 ? v : (v & 0x7f) | 0x80);
+        head[off++] = (uint8_t)(v < 0x80 ? v : (v & 0x7f) | 0x80);
         if (v < 0x80) break;
     }
-    if (n) memcpy(m + off, d, n);
-    int rc = sbx_grpc_server_call_send_message(c->call, m, off + n);
+    struct iovec parts[2] = {{head, off}, {(void *)(uintptr_t)d, n}};
+    int rc = sbx_grpc_server_call_send_messagev(c->call, parts, 2);
     if (rc == SBX_GRPC_SEND_FULL || rc == SBX_GRPC_SEND_INVALID)
         fail_stream(c, SBX_GRPC_RESOURCE_EXHAUSTED, "output could not be queued");
     /* SBX_GRPC_SEND_CLOSED: the call is being cancelled; on_cancel follows. */
