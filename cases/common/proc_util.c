@@ -75,7 +75,10 @@ char *pu_case_abs(struct case_ctx *ctx, const char *rel)
         rl--;
     size_t n = rl + strlen(case_dir(ctx)) + strlen(rel) + 4;
     char *p = malloc(n);
-    if (!p) return NULL;
+    if (!p) {
+        case_error(ctx, "out of memory");
+        return NULL;
+    }
     if (rl == 1 && root[0] == '/') rl = 0;
     snprintf(p, n, "%.*s/%s%s%s", (int)rl, root, case_dir(ctx), rel[0] ? "/" : "", rel);
     return p;

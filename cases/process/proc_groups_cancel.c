@@ -105,7 +105,10 @@ static void cancel_execute(struct case_ctx *ctx)
         req ? sbx_grpc_call_start(c, PROC_PATH_EXECUTE, req, len, &o, err, sizeof err) : NULL;
     free(req);
     if (!call) {
-        case_fail(ctx, "the Execute call to start", "%s", err[0] ? err : "cannot encode");
+        if (err[0])
+            case_fail(ctx, "the Execute call to start", "%s", err);
+        else
+            case_error(ctx, "cannot encode the request");
         return;
     }
     bool started = pu_wait_pidfile(ctx, "procs.pid", 10000);
