@@ -162,8 +162,8 @@ SBX_CASE(metadata_exact_set, .id = "M3-002",
 
 static void metadata_empty_object(struct case_ctx *ctx)
 {
-    static const char *const args[] = {"--metadata-env-prefix=SBXNOMATCH_ZZ_", NULL};
-    struct private_runtime_opts o = {.extra_args = args};
+    /* An instance whose environment holds no variable with the prefix. */
+    struct private_runtime_opts o = {.no_planted_env = true};
     struct private_runtime *rt = case_runtime_start(ctx, &o);
     if (!rt) return;
     struct http_response r;
@@ -183,9 +183,9 @@ SBX_CASE(metadata_empty_object, .id = "M3-003",
          .title = "With nothing to serve, env is {} (not null)", .clauses = "M3",
          .level = LEVEL_MUST, .tags = "metadata", .needs = NEEDS_LAUNCH, .timeout_s = 30,
          .catches = "\"env\": null or a missing env for an empty set",
-         .how = "starts a private instance with a prefix nothing matches "
-                "(--metadata-env-prefix, the reference's flag: an assumption for other "
-                "runtimes) and requires {\"env\": {}}");
+         .how = "starts a private instance whose environment holds no data variables (only "
+                "PATH, HOME and tooling settings), so nothing carries the prefix, and "
+                "requires {\"env\": {}}");
 
 static void check_markers(struct case_ctx *ctx, const char *const *list, const char *what)
 {

@@ -144,6 +144,7 @@ struct private_runtime_opts {
     const char *const *extra_env;  /* NULL-terminated "NAME=value" list, added to the planted set */
     const char *const *extra_args; /* NULL-terminated extra argv words appended to the command */
     bool missing_root;             /* pass a root path that does not exist yet (L2) */
+    bool no_planted_env;           /* start without the planted variables (only PATH, HOME...) */
 };
 
 /* Starts an instance (fresh root and ports), waits for /v1/health. NULL with

@@ -33,6 +33,7 @@ struct private_runtime *case_runtime_start(struct case_ctx *ctx,
         .extra_env = opts ? opts->extra_env : NULL,
         .extra_args = opts ? opts->extra_args : NULL,
         .missing_root = opts && opts->missing_root,
+        .no_planted_env = opts && opts->no_planted_env,
         .own_process_group = false,
         .health_timeout_ms = t->health_timeout_ms,
     };

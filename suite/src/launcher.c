@@ -211,7 +211,7 @@ static char **build_env(const struct launch_opts *o, const char *home)
         env[n] = malloc(l);
         if (env[n]) snprintf(env[n++], l, "HOME=%s", home);
     }
-    for (const char *const *v = launcher_planted_vars; *v && n + 1 < cap; v++)
+    for (const char *const *v = launcher_planted_vars; !o->no_planted_env && *v && n + 1 < cap; v++)
         env[n++] = strdup(*v);
     for (const char *const *v = o->extra_env; v && *v && n + 1 < cap; v++) {
         /* A later definition replaces an earlier one of the same name. */

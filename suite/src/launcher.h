@@ -13,6 +13,7 @@ struct launch_opts {
     const char *const *extra_env;  /* NULL-terminated "NAME=value" additions */
     const char *const *extra_args; /* NULL-terminated words appended to the command */
     bool missing_root;             /* pass a root path that does not exist yet */
+    bool no_planted_env;           /* plant no SANDBOX_* (or other) data variables */
     bool own_process_group;        /* setpgid: not killed with the caller's group */
     unsigned health_timeout_ms;    /* 0 = 20 s */
 };
