@@ -16,6 +16,9 @@ cppcheck)
 tidy)
   build=${2:-build}
   mapfile -t cfiles < <(printf '%s\n' "${files[@]}" | grep '\.c$')
-  clang-tidy --quiet -p "$build" "${cfiles[@]}" 2>/dev/null ;;
+  # Generated code is not ours; the compile database lists what is built.
+  printf '%s\n' "${cfiles[@]}" |
+    xargs -P "$(nproc)" -n 8 clang-tidy --quiet -p "$build" 2>/dev/null |
+    tee /dev/stderr | { ! grep -qE '(warning|error):'; } ;;
 *) echo "usage: ci/lint.sh format|fix|cppcheck|tidy [BUILD_DIR]" >&2; exit 2 ;;
 esac
