@@ -60,7 +60,7 @@ static int cwd_open_faulty(int root_fd, const char *root_abs, const char *cwd, i
         /* Over-strict: a symlink anywhere on a relative cwd is refused as an
          * escape, even one that stays inside the root. */
         char prefix[4096];
-        for (size_t i = 0; cwd[i] && i < sizeof(prefix) - 1; i++) {
+        for (size_t i = 0; i < sizeof(prefix) - 1 && cwd[i]; i++) {
             if (cwd[i + 1] != '/' && cwd[i + 1] != '\0') continue;
             memcpy(prefix, cwd, i + 1);
             prefix[i + 1] = '\0';
