@@ -70,7 +70,7 @@ out:
     free(rel);
 }
 SBX_CASE(t1_same_sandbox, .id = "T1-001",
-         .title = "REST and gRPC through the proxy reach the same sandbox", .clauses = "T1,P18",
+         .title = "REST and gRPC through the proxy reach the same sandbox", .clauses = "T1",
          .level = LEVEL_MUST, .tags = "transport", .needs = NEEDS_TRANSPORT, .timeout_s = 30,
          .catches = "a proxy that routes REST and gRPC to different sandboxes (or only one of "
                     "them), so files written on one surface are missing on the other",
@@ -154,7 +154,7 @@ static void t2_trailers(struct case_ctx *ctx)
     if (s) proc_stream_free(s);
 }
 SBX_CASE(t2_trailers, .id = "T2-001", .title = "gRPC statuses in trailers arrive intact",
-         .clauses = "T2,G1", .level = LEVEL_MUST, .tags = "transport", .needs = NEEDS_TRANSPORT,
+         .clauses = "T2", .level = LEVEL_MUST, .tags = "transport", .needs = NEEDS_TRANSPORT,
          .timeout_s = 40,
          .catches = "a proxy that drops or rewrites HTTP/2 trailers (grpc-status, grpc-message), "
                     "turns trailers-only responses into errors, or mangles percent-encoded "
@@ -203,7 +203,7 @@ static void t3_start_streams(struct case_ctx *ctx)
     proc_stream_free(s);
 }
 SBX_CASE(t3_start_streams, .id = "T3-001", .title = "Start output streams through the proxy",
-         .clauses = "T3,P10", .level = LEVEL_MUST, .tags = "transport", .needs = NEEDS_TRANSPORT,
+         .clauses = "T3", .level = LEVEL_MUST, .tags = "transport", .needs = NEEDS_TRANSPORT,
          .timeout_s = 30,
          .catches = "a proxy that buffers gRPC response messages until the stream ends, so a "
                     "long-running process shows no output",
