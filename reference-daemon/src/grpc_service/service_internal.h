@@ -10,8 +10,10 @@
 
 /* Grace between SIGTERM and SIGKILL when a call is cancelled (P17, G5). */
 #define CANCEL_GRACE_MS 1000
-/* A Start stream stops reading its child while this much is queued. */
-#define START_PAUSE_BYTES (256u * 1024u)
+/* A Start stream stops reading its child while this much is queued (the
+ * queue only grows while the peer or its window is slower than the child;
+ * at most one read more is queued before the pause takes effect). */
+#define START_PAUSE_BYTES (1024u * 1024u)
 
 struct exec_call;
 

@@ -61,6 +61,8 @@ struct proc {
 
     uv_poll_t poll_pid, poll_out, poll_err, poll_in;
     bool has_poll_out, has_poll_err, has_poll_in;
+    int ev_out, ev_err, ev_in; /* events each poll watches now */
+    bool grown_out, grown_err; /* the output pipe was enlarged */
     uv_timer_t drain_timer, kill_timer;
     int handles; /* initialised handles not yet closed */
 
@@ -170,6 +172,21 @@ static void close_output(struct proc *p, enum proc_stream s)
 
 /* ---- output ----------------------------------------------------------- */
 
+/* A child that filled its default pipe (64 KiB) streams: a larger pipe lets
+ * it run ahead further and halves the wake-ups on both sides. Only such
+ * pipes grow, so thousands of quiet children stay within the per-user pipe
+ * budget; failure (that budget) leaves the pipe as it was. */
+#define PIPE_FULL_DEFAULT 65536
+#define PIPE_STREAMING (1024 * 1024)
+
+static void maybe_grow_pipe(struct proc *p, enum proc_stream s, int fd, size_t n)
+{
+    bool *grown = s == PROC_STDOUT ? &p->grown_out : &p->grown_err;
+    if (*grown || p->pty || n < PIPE_FULL_DEFAULT) return;
+    *grown = true;
+    (void)fcntl(fd, F_SETPIPE_SZ, PIPE_STREAMING);
+}
+
 static void read_output(struct proc *p, enum proc_stream s)
 {
     int *fd = s == PROC_STDOUT ? &p->fd_out : &p->fd_err;
@@ -177,6 +194,7 @@ static void read_output(struct proc *p, enum proc_stream s)
     for (int i = 0; i < 16 && *fd >= 0 && !p->paused; i++) {
         ssize_t n = read(*fd, p->m->readbuf, p->m->read_size);
         if (n > 0) {
+            maybe_grow_pipe(p, s, *fd, (size_t)n);
             if (!p->detached && p->cb->output)
                 p->cb->output(p, s, p->m->readbuf, (size_t)n, p->user);
             if ((size_t)n < p->m->read_size && !p->pty) break;
@@ -333,7 +351,11 @@ int proc_close_stdin(struct proc *p, bool hang_up, proc_stdin_cb cb, void *user)
 
 /* ---- polling ------------------------------------------------------------ */
 
-static void set_poll(struct proc *p, uv_poll_t *h, bool *has, int fd, int events, uv_poll_cb cb)
+/* Changes what a poll watches. Unchanged events cost nothing: libuv's
+ * uv_poll_start re-registers the descriptor (two epoll_ctl calls) even when
+ * the events are the same, and this runs after every read. */
+static void set_poll(struct proc *p, uv_poll_t *h, bool *has, int *cur, int fd, int events,
+                     uv_poll_cb cb)
 {
     if (fd < 0) return;
     if (!*has) {
@@ -342,7 +364,10 @@ static void set_poll(struct proc *p, uv_poll_t *h, bool *has, int fd, int events
         h->data = p;
         p->handles++;
         *has = true;
+        *cur = 0;
     }
+    if (*cur == events) return;
+    *cur = events;
     if (events)
         uv_poll_start(h, events, cb);
     else
@@ -354,10 +379,10 @@ static void update_polls(struct proc *p)
     if (p->released) return;
     int rd = p->paused || p->pty_hup ? 0 : UV_READABLE;
     int out_ev = rd | (p->pty && p->wq_head ? UV_WRITABLE : 0);
-    set_poll(p, &p->poll_out, &p->has_poll_out, p->fd_out, out_ev, on_out_event);
-    set_poll(p, &p->poll_err, &p->has_poll_err, p->fd_err, rd, on_err_event);
+    set_poll(p, &p->poll_out, &p->has_poll_out, &p->ev_out, p->fd_out, out_ev, on_out_event);
+    set_poll(p, &p->poll_err, &p->has_poll_err, &p->ev_err, p->fd_err, rd, on_err_event);
     if (!p->pty)
-        set_poll(p, &p->poll_in, &p->has_poll_in, p->fd_in, p->wq_head ? UV_WRITABLE : 0,
+        set_poll(p, &p->poll_in, &p->has_poll_in, &p->ev_in, p->fd_in, p->wq_head ? UV_WRITABLE : 0,
                  on_in_event);
 }
 
