@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "client_inbox.h"
 #include "client_transport.h"
 
 #define READ_CHUNK 65536
@@ -18,12 +19,6 @@
 #define DEFAULT_CONN_WINDOW (16u << 20)
 #define DEFAULT_MAX_HEADER_LIST 65536u
 #define HEADER_ENTRY_OVERHEAD 32 /* RFC 7541 4.1 */
-
-struct queued_msg {
-    struct queued_msg *next;
-    uint8_t *data;
-    size_t len;
-};
 
 struct sbx_grpc_call {
     struct sbx_grpc_conn *conn;
@@ -36,11 +31,9 @@ struct sbx_grpc_call {
     bool response_headers_done;
     size_t header_bytes;
     struct sbx_grpc_result res;
-    struct queued_msg *q_head, *q_tail;
-    uint8_t *current;  /* message last returned by next() */
-    size_t unconsumed; /* DATA bytes received and not yet acknowledged */
-    struct sbx_grpc_deframer deframer;
-    uint8_t *body; /* request DATA payload */
+    struct grpc_inbox inbox; /* received messages, read in place by next() */
+    size_t unconsumed;       /* DATA bytes received and not yet acknowledged */
+    uint8_t *body;           /* request DATA payload */
     size_t body_len, body_off, max_frame;
     bool no_half_close;
     int64_t deadline_ms;
@@ -89,13 +82,7 @@ static void set_err(char *err, size_t err_len, const char *fmt, ...)
 
 static void free_queue(struct sbx_grpc_call *call)
 {
-    while (call->q_head) {
-        struct queued_msg *m = call->q_head;
-        call->q_head = m->next;
-        free(m->data);
-        free(m);
-    }
-    call->q_tail = NULL;
+    inbox_clear(&call->inbox);
 }
 
 static void end_call(struct sbx_grpc_call *call, enum sbx_grpc_end end, int code, const char *fmt,
@@ -161,7 +148,7 @@ static void finish_response(struct sbx_grpc_call *call)
                  "response content-type \"%s\" is not application/grpc", r->content_type);
         return;
     }
-    if (!sbx_grpc_deframer_idle(&call->deframer)) {
+    if (!inbox_idle(&call->inbox)) {
         end_call(call, SBX_GRPC_END_PROTOCOL, SBX_GRPC_INTERNAL,
                  "response ended inside a message (truncated frame)");
         return;
@@ -284,7 +271,7 @@ static void deframe_error(struct sbx_grpc_call *call, int rv)
     switch (rv) {
     case SBX_GRPC_DEFRAME_TOO_LARGE:
         end_call(call, SBX_GRPC_END_PROTOCOL, SBX_GRPC_RESOURCE_EXHAUSTED,
-                 "response message larger than max (%zu bytes)", call->deframer.max_message);
+                 "response message larger than max (%zu bytes)", call->inbox.max_message);
         break;
     case SBX_GRPC_DEFRAME_COMPRESSED:
         end_call(call, SBX_GRPC_END_PROTOCOL, SBX_GRPC_INTERNAL,
@@ -313,37 +300,21 @@ static int on_data_chunk(nghttp2_session *s, uint8_t flags, int32_t id, const ui
         consume(call);
         return 0;
     }
-    size_t pos = 0;
-    while (pos < len) {
-        size_t used = 0;
-        uint8_t *msg;
-        size_t mlen;
-        int rv = sbx_grpc_deframer_feed(&call->deframer, data + pos, len - pos, &used, &msg, &mlen);
-        pos += used;
-        if (rv == SBX_GRPC_DEFRAME_NEED_MORE) break;
-        if (rv != SBX_GRPC_DEFRAME_MESSAGE) {
-            deframe_error(call, rv);
-            return 0;
-        }
-        struct queued_msg *m = calloc(1, sizeof *m);
-        if (!m) {
-            free(msg);
-            end_call(call, SBX_GRPC_END_PROTOCOL, SBX_GRPC_RESOURCE_EXHAUSTED, "out of memory");
-            reset_stream(call, NGHTTP2_CANCEL);
-            return 0;
-        }
-        m->data = msg;
-        m->len = mlen;
-        if (call->q_tail)
-            call->q_tail->next = m;
-        else
-            call->q_head = m;
-        call->q_tail = m;
-        call->res.n_messages++;
+    size_t done;
+    int rv = inbox_feed(&call->inbox, data, len, &done);
+    call->res.n_messages += done;
+    if (rv == -1) {
+        end_call(call, SBX_GRPC_END_PROTOCOL, SBX_GRPC_RESOURCE_EXHAUSTED, "out of memory");
+        reset_stream(call, NGHTTP2_CANCEL);
+        return 0;
+    }
+    if (rv < 0) {
+        deframe_error(call, -rv);
+        return 0;
     }
     /* Bytes of a message still in reassembly, or of messages already read,
      * are acknowledged now; queued unread messages hold the window. */
-    if (!call->q_head) consume(call);
+    if (!call->inbox.ready) consume(call);
     return 0;
 }
 
@@ -694,7 +665,7 @@ struct sbx_grpc_call *sbx_grpc_call_start(struct sbx_grpc_conn *c, const char *p
         return NULL;
     }
     call->conn = c;
-    sbx_grpc_deframer_init(&call->deframer, c->max_recv);
+    inbox_init(&call->inbox, c->max_recv);
     call->max_frame = o.max_data_frame;
     call->no_half_close = o.no_half_close;
     call->body_len = o.raw_body ? req_len : req_len + SBX_GRPC_PREFIX_LEN;
@@ -762,7 +733,7 @@ struct sbx_grpc_call *sbx_grpc_call_start(struct sbx_grpc_conn *c, const char *p
 
 bool sbx_grpc_call_ready(const struct sbx_grpc_call *call)
 {
-    return call->q_head || call->ended;
+    return call->inbox.ready || call->ended;
 }
 
 const struct sbx_grpc_result *sbx_grpc_call_result(const struct sbx_grpc_call *call)
@@ -792,20 +763,12 @@ static void cancel_with(struct sbx_grpc_call *call, enum sbx_grpc_end end, uint3
 
 int sbx_grpc_call_next(struct sbx_grpc_call *call, int wait_ms, const uint8_t **msg, size_t *len)
 {
-    free(call->current);
-    call->current = NULL;
+    inbox_release(&call->inbox);
     int64_t until = sbx_grpc_now_ms() + (wait_ms > 0 ? wait_ms : 0);
     bool pumped = false;
     for (;;) {
-        if (call->q_head) {
-            struct queued_msg *m = call->q_head;
-            call->q_head = m->next;
-            if (!call->q_head) call->q_tail = NULL;
-            call->current = m->data;
-            *msg = m->data ? m->data : (const uint8_t *)"";
-            *len = m->len;
-            free(m);
-            if (!call->q_head && call->stream_open) {
+        if (inbox_next(&call->inbox, msg, len)) {
+            if (!call->inbox.ready && call->stream_open) {
                 consume(call);
                 flush(call->conn);
             }
@@ -854,9 +817,8 @@ void sbx_grpc_call_free(struct sbx_grpc_call *call)
         c->calls = call->next;
     if (call->next) call->next->prev = call->prev;
     free_queue(call);
-    free(call->current);
     free(call->body);
-    sbx_grpc_deframer_free(&call->deframer);
+    inbox_free(&call->inbox);
     sbx_grpc_result_free(&call->res);
     free(call);
     c->n_calls--;
