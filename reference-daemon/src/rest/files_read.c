@@ -24,6 +24,7 @@
 #include "rest/request.h"
 
 #define STREAM_BLOCK (256 * 1024)
+#define SMALL_BODY (64 * 1024) /* bodies up to this are sent from memory */
 
 /* Reader of the get-no-length and get-reopen-by-path faults: a callback
  * response instead of the descriptor response. */
@@ -59,12 +60,42 @@ static void fault_stream_free(void *cls)
     free(fs);
 }
 
+/* A small body is read at once and leaves with the headers in one send
+ * (an fd response sends the headers, then the body with sendfile: two
+ * segments, two wake-ups of the client). NULL: serve it from the fd. */
+static struct MHD_Response *small_file_response(int fd, uint64_t start, uint64_t len)
+{
+    if (len > SMALL_BODY) return NULL;
+    char *buf = malloc(len ? (size_t)len : 1);
+    if (!buf) return NULL;
+    size_t got = 0;
+    while (got < len) {
+        ssize_t n = pread(fd, buf + got, (size_t)len - got, (off_t)(start + got));
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        got += (size_t)n;
+    }
+    /* The file shrank meanwhile: the fd response reports it as it always did. */
+    struct MHD_Response *r =
+        got == len ? MHD_create_response_from_buffer((size_t)len, buf, MHD_RESPMEM_MUST_FREE)
+                   : NULL;
+    if (!r) {
+        free(buf);
+        return NULL;
+    }
+    close(fd);
+    return r;
+}
+
 static struct MHD_Response *file_response(struct rest_request *rq, int fd, uint64_t start,
                                           uint64_t len)
 {
     bool reopen = fault_active("get-reopen-by-path");
     bool chunked = fault_active("get-no-length") || fault_active("variant-chunked-get");
-    if (!reopen && !chunked) return MHD_create_response_from_fd_at_offset64(len, fd, start);
+    if (!reopen && !chunked) {
+        struct MHD_Response *r = small_file_response(fd, start, len);
+        return r ? r : MHD_create_response_from_fd_at_offset64(len, fd, start);
+    }
     struct fault_stream *fs = calloc(1, sizeof(*fs));
     if (!fs) {
         close(fd);

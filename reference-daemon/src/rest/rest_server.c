@@ -27,7 +27,10 @@
 #include "rest/variant_redirect.h"
 
 #define FILES_PREFIX "/v1/files"
-#define CONNECTION_MEMORY (128 * 1024) /* request line and headers fit in this */
+/* Request line and headers fit in this (a maximal path, percent-encoded,
+ * is 12 KiB). libmicrohttpd zeroes the whole pool after every request of a
+ * keep-alive connection, so its size is paid per request. */
+#define CONNECTION_MEMORY (64 * 1024)
 
 struct rest_server {
     struct daemon_state *st;
