@@ -380,9 +380,20 @@ void start_event_free(struct start_event *ev)
     ev->data = NULL;
 }
 
+/* Capacity of a buffer holding len bytes and a NUL: the next power of two,
+ * so appending an event at a time stays linear (a stream is thousands of
+ * events; growing by each one is quadratic, and slow under ASan). */
+static size_t pow2_at_least(size_t n)
+{
+    size_t c = 1;
+    while (c < n)
+        c *= 2;
+    return c;
+}
+
 static void append(uint8_t **buf, size_t *len, const uint8_t *d, size_t n)
 {
-    *buf = realloc(*buf, *len + n + 1);
+    if (*len + n + 1 > pow2_at_least(*len + 1)) *buf = realloc(*buf, pow2_at_least(*len + n + 1));
     if (n) memcpy(*buf + *len, d, n);
     *len += n;
     (*buf)[*len] = 0;
