@@ -5,6 +5,7 @@
 #include "process_client.h"
 #include "rest_client.h"
 
+#include <errno.h>
 #include <jansson.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -46,7 +47,7 @@ char *conf_xasprintf(const char *fmt, ...)
 
 static void sbuf_reserve(struct sbuf *b, size_t extra)
 {
-    if (b->len + extra + 1 <= b->cap) return;
+    if (b->s && b->len + extra + 1 <= b->cap) return;
     size_t cap = b->cap ? b->cap : 64;
     while (cap < b->len + extra + 1)
         cap *= 2;
@@ -279,6 +280,20 @@ int conf_path_depth(const char *path)
             p++;
     }
     return n;
+}
+
+const char *conf_parse_longs(const char *s, char sep, long *out, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (i > 0 && *s++ != sep) return NULL;
+        char *end;
+        errno = 0;
+        long v = strtol(s, &end, 10);
+        if (end == s || errno == ERANGE) return NULL;
+        out[i] = v;
+        s = end;
+    }
+    return s;
 }
 
 const void *conf_memmem(const void *hay, size_t hlen, const void *needle, size_t nlen)

@@ -61,6 +61,13 @@ bool conf_health_ok(const char *rest_addr, long timeout_ms, long *status_out, do
 /* Number of components in a relative or absolute path ("a/b" = 2, "/" = 0). */
 int conf_path_depth(const char *path);
 
+/* Parses n decimal numbers from s, each after the first preceded by the one
+ * character sep (leading blanks allowed, as strtol skips them). Returns the
+ * position after the last number, or NULL when fewer than n parse or one is
+ * out of range: text from the runtime under test is never trusted to fit.
+ * out[i] is written only for the numbers that parsed. */
+const char *conf_parse_longs(const char *s, char sep, long *out, size_t n);
+
 /* Finds needle (len nlen) in hay (len hlen). */
 const void *conf_memmem(const void *hay, size_t hlen, const void *needle, size_t nlen);
 

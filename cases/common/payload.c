@@ -1,6 +1,7 @@
 /* Self-verifying payloads (see payload.h). */
 #include "payload.h"
 
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -189,13 +190,14 @@ void payload_check_feed(struct payload_check *c, const void *data, size_t n)
             if (k > sizeof want) k = sizeof want;
             body_bytes(c->seed, c->off, want, k);
             if (memcmp(want, p, k) != 0) {
+                /* memcmp saw a difference: at the last byte if not before */
                 size_t i = 0;
-                while (want[i] == p[i])
+                while (i + 1 < k && want[i] == p[i])
                     i++;
                 check_fail(c,
-                           "byte %llu: 0x%02x, expected 0x%02x (content of another version "
-                           "or corrupted)",
-                           (unsigned long long)(c->off + i), (unsigned)p[i], (unsigned)want[i]);
+                           "byte %" PRIu64 ": 0x%02x, expected 0x%02x (content of another "
+                           "version or corrupted)",
+                           c->off + i, (unsigned)p[i], (unsigned)want[i]);
                 return;
             }
             c->body_hash = fnv(c->body_hash, p, k);
@@ -209,8 +211,7 @@ void payload_check_feed(struct payload_check *c, const void *data, size_t n)
             size_t k = PAYLOAD_TRAILER_LEN - pos < n ? PAYLOAD_TRAILER_LEN - pos : n;
             for (size_t i = 0; i < k; i++)
                 if (t[pos + i] != p[i]) {
-                    check_fail(c, "trailer checksum mismatch at byte %llu",
-                               (unsigned long long)(c->off + i));
+                    check_fail(c, "trailer checksum mismatch at byte %" PRIu64, c->off + i);
                     return;
                 }
             c->off += k, p += k, n -= k;

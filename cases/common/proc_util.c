@@ -10,6 +10,7 @@
 char *pu_preview(const void *data, size_t len, size_t max)
 {
     const unsigned char *p = data;
+    if (!p) len = 0; /* a stream that printed nothing yet has no buffer */
     size_t shown = len < max ? len : max;
     char *out = malloc(shown * 4 + 64);
     if (!out) return NULL;

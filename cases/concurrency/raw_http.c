@@ -2,6 +2,7 @@
 #include "concurrency/raw_http.h"
 
 #include "case_api.h"
+#include "common/conf_util.h"
 
 #include <errno.h>
 #include <netdb.h>
@@ -117,6 +118,9 @@ long raw_read_status(int fd, int timeout_ms)
     buf[len] = '\0';
     long status = 0;
     if (len == 0) return 0;
-    if (sscanf(buf, "HTTP/%*d.%*d %ld", &status) != 1) return -1;
+    long version[2];
+    const char *p =
+        strncmp(buf, "HTTP/", 5) == 0 ? conf_parse_longs(buf + 5, '.', version, 2) : NULL;
+    if (!p || !conf_parse_longs(p, ' ', &status, 1)) return -1;
     return status;
 }

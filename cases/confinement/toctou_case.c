@@ -205,10 +205,12 @@ static void s7_toctou(struct case_ctx *ctx)
     int32_t pid = 0;
     int end = proc_collect(swapper, 20000, &r, &pid);
     proc_stream_free(swapper);
-    unsigned swaps = 0;
-    if (end == 0 && r.out) sscanf((const char *)r.out, "swaps %u", &swaps);
+    long swaps = 0; /* stays 0 unless the loop printed its count */
+    const char *summary = (const char *)r.out;
+    if (end == 0 && summary && strncmp(summary, "swaps", 5) == 0)
+        conf_parse_longs(summary + 5, ' ', &swaps, 1);
     proc_result_free(&r);
-    case_note(ctx, "%u swaps, %u requests, %u successful reads in %u ms", swaps, requests, reads,
+    case_note(ctx, "%ld swaps, %u requests, %u successful reads in %u ms", swaps, requests, reads,
               RACE_MS);
     if (swaps == 0 && !case_failed(ctx))
         case_error(ctx, "the swapping loop did not run (Start ended with %d)", end);

@@ -69,13 +69,14 @@ SBX_CASE(put_round_trip_sizes, .id = "F1-001",
 
 static void put_binary_safe(struct case_ctx *ctx)
 {
-    uint8_t all[256 * 3 + 8];
+    static const uint8_t tail[] = {'\r', '\n', 0, 0xc3, 0x28, 0xff, 0xfe, 0};
+    uint8_t all[256 * 3 + sizeof tail];
     size_t n = 0;
     for (int rep = 0; rep < 3; rep++)
         for (int b = 0; b < 256; b++)
             all[n++] = (uint8_t)(rep == 1 ? 255 - b : b);
-    memcpy(all + n, "\r\n\0\xc3\x28\xff\xfe\x00", 8);
-    n += 8;
+    memcpy(all + n, tail, sizeof tail);
+    n += sizeof tail;
     static const uint8_t nuls[] = {0, 0, 0, 0};
     static const uint8_t bad_utf8[] = {0xc0, 0xae, 0xed, 0xa0, 0x80, 0xf8, 0x88, 0x80, '\r', '\n'};
     if (put_204(ctx, "all-bytes.bin", all, n, NULL)) get_equals(ctx, "all-bytes.bin", all, n);

@@ -146,12 +146,13 @@ static void reflection_offered(struct case_ctx *ctx)
                bad ? " (malformed response)" : "");
 
     /* ServerReflectionRequest {file_containing_symbol: "process.v1.ProcessService"} */
-    uint8_t sym_req[32];
+    static const char symbol[] = "process.v1.ProcessService";
+    uint8_t sym_req[2 + sizeof symbol - 1];
     sym_req[0] = 0x22;
-    sym_req[1] = 25;
-    memcpy(sym_req + 2, "process.v1.ProcessService", 25);
+    sym_req[1] = sizeof symbol - 1; /* the field's bytes, without the NUL */
+    memcpy(sym_req + 2, symbol, sizeof symbol - 1);
     case_request(ctx, "%s {file_containing_symbol: \"process.v1.ProcessService\"}", path);
-    reflect(c, path, sym_req, 27, &r);
+    reflect(c, path, sym_req, sizeof sym_req, &r);
     struct files f = {0};
     if (CASE_CHECK(ctx, r.end == SBX_GRPC_END_STATUS && r.code == 0 && r.response,
                    "file_containing_symbol answered", "%s (%s)", sbx_grpc_code_name(r.code),

@@ -2,6 +2,7 @@
  * new work during shutdown. Each case runs its own private runtime
  * instance and signals it; none touches the run's shared runtime. */
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/conf_util.h"
 #include "common/rest_expect.h"
 #include "lifecycle/lc_util.h"
 
@@ -253,8 +255,12 @@ static void nothing_survives(struct case_ctx *ctx)
                        "survivor.pids; echo ready; wait",
                        "process group ignoring SIGTERM")) {
         FILE *f = fopen(pidfile, "r");
-        int v;
-        while (f && npids < 4 && fscanf(f, "%d", &v) == 1)
+        char line[32];
+        long v;
+        /* Only real process ids: 0 or -1 given to kill() below would signal
+         * the suite's own group or every process it may signal. */
+        while (f && npids < 4 && fgets(line, sizeof line, f) &&
+               conf_parse_longs(line, ' ', &v, 1) && v > 1 && v <= INT_MAX)
             pids[npids++] = (pid_t)v;
         if (f) fclose(f);
         if (npids < 2) {

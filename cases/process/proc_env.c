@@ -169,8 +169,8 @@ static void env_override(struct case_ctx *ctx)
     const char *const *penv = case_planted_env(ctx);
     for (size_t i = 0; penv && penv[i]; i++) {
         const char *eq = strchr(penv[i], '=');
-        if (eq && (size_t)(eq - penv[i]) < sizeof planted_name && strncmp(penv[i], "PATH=", 5) &&
-            strncmp(penv[i], "HOME=", 5)) {
+        if (eq && (size_t)(eq - penv[i]) < sizeof planted_name &&
+            strncmp(penv[i], "PATH=", 5) != 0 && strncmp(penv[i], "HOME=", 5) != 0) {
             snprintf(planted_name, sizeof planted_name, "%.*s", (int)(eq - penv[i]), penv[i]);
             snprintf(planted_over, sizeof planted_over, "%s=overridden-by-request", planted_name);
             break;

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/conf_util.h"
 #include "common/proc_util.h"
 #include "rest_client.h"
 #include "sbx_grpc_client.h"
@@ -22,10 +23,11 @@ static void check_ids(struct case_ctx *ctx, const char *out, const char *who)
         return;
     }
     const char *p = strstr(out, "ids=");
-    long pid = -1, pgid = -2, sid = -3;
-    if (p) sscanf(p, "ids=%ld:%ld:%ld", &pid, &pgid, &sid);
-    CASE_CHECK(ctx, p && pid == pgid, "the process's pgid equal to its pid (own process group)",
-               "%s: pid %ld, pgid %ld%s", who, pid, pgid, p ? "" : " (no ids line)");
+    long ids[3] = {-1, -2, -3}; /* pid, pgid, sid: distinct until parsed */
+    if (p) conf_parse_longs(p + 4, ':', ids, 3);
+    CASE_CHECK(ctx, p && ids[0] == ids[1],
+               "the process's pgid equal to its pid (own process group)", "%s: pid %ld, pgid %ld%s",
+               who, ids[0], ids[1], p ? "" : " (no ids line)");
 }
 
 static void pgid_execute(struct case_ctx *ctx)

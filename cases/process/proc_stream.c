@@ -392,7 +392,7 @@ static void streams_descendants(struct case_ctx *ctx)
             char want[16];
             int wl = snprintf(want, sizeof want, "%ld", n + 1);
             if (!e || (size_t)(e - (ps.err + i)) != (size_t)wl ||
-                memcmp(ps.err + i, want, (size_t)wl)) {
+                memcmp(ps.err + i, want, (size_t)wl) != 0) {
                 bad = i;
                 n = -1;
                 break;

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/conf_util.h"
 #include "common/proc_util.h"
 
 /* Both streams together: what a PTY process printed, wherever it went. */
@@ -282,12 +283,12 @@ static void pty_session_leader(struct case_ctx *ctx)
             case_skip(ctx, "/proc is not available to the runtime's processes");
         } else {
             const char *p = strstr(out, "ids=");
-            long pid = -1, pgid = -2, sid = -3;
-            if (p) sscanf(p, "ids=%ld:%ld:%ld", &pid, &pgid, &sid);
-            CASE_CHECK(ctx, p && pid == pgid, "P16: the PTY process's pgid equal to its pid",
-                       "pid %ld, pgid %ld (%s)", pid, pgid, p ? "parsed" : "no ids line");
-            CASE_CHECK(ctx, p && pid == sid, "P16: the PTY process leading its own session",
-                       "pid %ld, sid %ld", pid, sid);
+            long ids[3] = {-1, -2, -3}; /* pid, pgid, sid: distinct until parsed */
+            if (p) conf_parse_longs(p + 4, ':', ids, 3);
+            CASE_CHECK(ctx, p && ids[0] == ids[1], "P16: the PTY process's pgid equal to its pid",
+                       "pid %ld, pgid %ld (%s)", ids[0], ids[1], p ? "parsed" : "no ids line");
+            CASE_CHECK(ctx, p && ids[0] == ids[2], "P16: the PTY process leading its own session",
+                       "pid %ld, sid %ld", ids[0], ids[2]);
         }
     }
     pu_free(&ps);

@@ -446,7 +446,12 @@ static bool t4_measure(struct case_ctx *ctx, struct t4_space *sp)
     char why[200];
     int rc = conf_sh(ctx, script, &out, why, sizeof why);
     free(script);
-    bool ok = rc == 0 && out && sscanf(out, "%ld %ld", &sp->case_kib, &sp->other_kib) == 2;
+    long kib[2];
+    bool ok = rc == 0 && out && conf_parse_longs(out, ' ', kib, 2);
+    if (ok) {
+        sp->case_kib = kib[0];
+        sp->other_kib = kib[1];
+    }
     free(out);
     return ok;
 }
