@@ -25,7 +25,7 @@ static yaml_node_t *map_get(yaml_document_t *doc, yaml_node_t *map, const char *
 
 int baseline_load(const char *path, struct baseline *b, char *err, size_t err_len)
 {
-    memset(b, 0, sizeof *b);
+    *b = (struct baseline){0};
     FILE *f = fopen(path, "rb");
     if (!f) {
         snprintf(err, err_len, "cannot open baseline %s", path);
@@ -62,7 +62,10 @@ int baseline_load(const char *path, struct baseline *b, char *err, size_t err_le
     }
     size_t n = (size_t)(list->data.sequence.items.top - list->data.sequence.items.start);
     b->entries = calloc(n ? n : 1, sizeof *b->entries);
-    if (!b->entries) goto out;
+    if (!b->entries) {
+        snprintf(err, err_len, "%s: out of memory", path);
+        goto out;
+    }
     for (yaml_node_item_t *it = list->data.sequence.items.start; it < list->data.sequence.items.top;
          it++) {
         yaml_node_t *e = yaml_document_get_node(&doc, *it);
@@ -80,6 +83,10 @@ int baseline_load(const char *path, struct baseline *b, char *err, size_t err_le
         be->id = strdup(id);
         be->reason = reason ? strdup(reason) : NULL;
         be->link = link ? strdup(link) : NULL;
+        if (!be->id || (reason && !be->reason) || (link && !be->link)) {
+            snprintf(err, err_len, "%s: out of memory", path);
+            goto out;
+        }
     }
     rc = 0;
 out:
@@ -99,7 +106,8 @@ const struct baseline_entry *baseline_find(const struct baseline *b, const char 
 
 void baseline_free(struct baseline *b)
 {
-    for (size_t i = 0; i < b->count; i++) {
+    /* entries is NULL when loading failed before the allocation */
+    for (size_t i = 0; b->entries && i < b->count; i++) {
         free(b->entries[i].id);
         free(b->entries[i].reason);
         free(b->entries[i].link);

@@ -68,6 +68,7 @@ int catalog_load(struct catalog *cat, char *err, size_t err_len)
     const struct case_def *start = __start_sbx_cases;
     uintptr_t lo = (uintptr_t)__start_sbx_cases, hi = (uintptr_t)__stop_sbx_cases;
     size_t slots = (lo && hi > lo) ? (size_t)(hi - lo) / sizeof(struct case_def) : 0;
+    // NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers, not of structs
     cat->cases = calloc(slots ? slots : 1, sizeof *cat->cases);
     if (!cat->cases) {
         snprintf(err, err_len, "out of memory");
@@ -89,6 +90,7 @@ int catalog_load(struct catalog *cat, char *err, size_t err_len)
         /* Tags are free-form beyond the documented set (catalog_known_tags). */
         cat->cases[cat->count++] = d;
     }
+    // NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers, not of structs
     qsort(cat->cases, cat->count, sizeof *cat->cases, by_id);
     for (size_t i = 1; i < cat->count; i++)
         if (strcmp(cat->cases[i - 1]->id, cat->cases[i]->id) == 0)

@@ -705,13 +705,10 @@ const char *openapi_match_route(const struct openapi_doc *doc, const char *reque
     char *path = strndup(request_path, plen);
     if (!path) return NULL;
     const char *found = NULL;
-    const char *tmpl;
-    const json_t *item;
     /* Literal routes win over templated ones. */
     json_t *paths = json_object_get(doc->root, "paths");
-    for (void *it = json_object_iter(paths);
-         it && (tmpl = json_object_iter_key(it)) && (item = json_object_iter_value(it));
-         it = json_object_iter_next(paths, it)) {
+    for (void *it = json_object_iter(paths); it; it = json_object_iter_next(paths, it)) {
+        const char *tmpl = json_object_iter_key(it);
         if (route_matches(tmpl, path) && (!found || !strchr(tmpl, '{'))) found = tmpl;
     }
     free(path);

@@ -109,6 +109,7 @@ static int config_build(const struct proc_spec *spec, struct packed_config *pc)
         ne++;
     if (ne > 0) {
         pc->entries = calloc(ne, sizeof *pc->entries);
+        // NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers, not of structs
         pc->entry_ptrs = calloc(ne, sizeof *pc->entry_ptrs);
         pc->env_copies = calloc(ne, sizeof *pc->env_copies);
         if (!pc->entries || !pc->entry_ptrs || !pc->env_copies) return -1;

@@ -48,14 +48,14 @@ char *text_sanitize(const void *data, size_t len, size_t max, bool keep_newlines
         size_t n = utf8_seq_len(p + i, len - i);
         char tmp[8];
         size_t tl;
-        if (n == 1 && (p[i] >= 0x20 && p[i] != 0x7F)) {
-            tmp[0] = (char)p[i];
-            tl = 1;
-        } else if (n == 1 && keep_newlines && (p[i] == '\n' || p[i] == '\t')) {
+        bool printable = p[i] >= 0x20 && p[i] != 0x7F;
+        bool kept = keep_newlines && (p[i] == '\n' || p[i] == '\t');
+        if (n == 1 && (printable || kept)) {
             tmp[0] = (char)p[i];
             tl = 1;
         } else if (n == 1 && p[i] == '\n') {
-            memcpy(tmp, "\\n", 2);
+            tmp[0] = '\\';
+            tmp[1] = 'n';
             tl = 2;
         } else if (n > 1) {
             memcpy(tmp, p + i, n);

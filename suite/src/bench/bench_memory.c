@@ -3,11 +3,26 @@
 #include "bench_memory.h"
 
 #include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+/* The kB figure of a "Key:   123 kB" line of /proc/PID/status. */
+static bool status_kb(const char *line, const char *key, uint64_t *bytes)
+{
+    size_t klen = strlen(key);
+    if (strncmp(line, key, klen) != 0) return false;
+    char *end;
+    errno = 0;
+    unsigned long long kb = strtoull(line + klen, &end, 10);
+    if (end == line + klen || errno == ERANGE || kb > UINT64_MAX / 1024) return false;
+    *bytes = kb * 1024u;
+    return true;
+}
 
 int bench_mem_read(int pid, uint64_t *rss, uint64_t *hwm)
 {
@@ -16,15 +31,11 @@ int bench_mem_read(int pid, uint64_t *rss, uint64_t *hwm)
     FILE *f = fopen(path, "re");
     if (!f) return -1;
     int found = 0;
-    unsigned long long kb;
     while (fgets(line, sizeof line, f)) {
-        if (sscanf(line, "VmRSS: %llu kB", &kb) == 1) {
-            *rss = kb * 1024ull;
+        if (status_kb(line, "VmRSS:", rss))
             found |= 1;
-        } else if (sscanf(line, "VmHWM: %llu kB", &kb) == 1) {
-            *hwm = kb * 1024ull;
+        else if (status_kb(line, "VmHWM:", hwm))
             found |= 2;
-        }
     }
     fclose(f);
     return found == 3 ? 0 : -1;
