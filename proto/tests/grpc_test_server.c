@@ -9,7 +9,10 @@
  *   WriteStdin / SendSignal / ResizeTTY: empty response
  * Invalid request bytes: INVALID_ARGUMENT. Prints "PORT <n>" once listening.
  * Usage: grpc_test_server [--port N] [--unix PATH]; stops on SIGTERM/SIGINT. */
+#include <errno.h>
+#include <limits.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +55,17 @@ static void count_cancel(struct sbx_grpc_server_call *call, void *user,
     if (t) uv_close((uv_handle_t *)t, (uv_close_cb)free);
 }
 
+/* A whole decimal argument within [min, max]. */
+static bool arg_long(const char *s, long min, long max, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end || errno == ERANGE || v < min || v > max) return false;
+    *out = v;
+    return true;
+}
+
 /* ---- Execute -------------------------------------------------------------- */
 
 static void reply_execute(struct sbx_grpc_server_call *call, const char *out)
@@ -82,6 +96,7 @@ static void on_execute(struct sbx_grpc_server_call *call, const uint8_t *msg, si
     }
     char **argv = req->config ? req->config->command : NULL;
     size_t argc = req->config ? req->config->n_command : 0;
+    long num = 0;
     if (argc >= 1 && strcmp(argv[0], "echo") == 0) {
         char out[4096] = "";
         for (size_t i = 1; i < argc; i++) {
@@ -90,15 +105,20 @@ static void on_execute(struct sbx_grpc_server_call *call, const uint8_t *msg, si
         }
         strcat(out, "\n");
         reply_execute(call, out);
-    } else if (argc >= 3 && strcmp(argv[0], "fail") == 0) {
-        sbx_grpc_server_call_finish(call, atoi(argv[1]), argv[2]);
-    } else if (argc >= 2 && strcmp(argv[0], "sleep") == 0) {
+    } else if (argc >= 3 && strcmp(argv[0], "fail") == 0 && arg_long(argv[1], 0, 16, &num)) {
+        sbx_grpc_server_call_finish(call, (int)num, argv[2]);
+    } else if (argc >= 2 && strcmp(argv[0], "sleep") == 0 && arg_long(argv[1], 0, LONG_MAX, &num)) {
         uv_timer_t *t = malloc(sizeof *t);
+        if (!t) {
+            sbx_grpc_server_call_finish(call, SBX_GRPC_RESOURCE_EXHAUSTED, "out of memory");
+            process__v1__execute_request__free_unpacked(req, NULL);
+            return;
+        }
         uv_timer_init(loop, t);
         t->data = call;
         sbx_grpc_server_call_set_user(call, t);
         sbx_grpc_server_call_on_cancel(call, count_cancel, NULL);
-        uv_timer_start(t, sleep_done, (uint64_t)atoll(argv[1]), 0);
+        uv_timer_start(t, sleep_done, (uint64_t)num, 0);
     } else if (argc >= 1 && strcmp(argv[0], "stats") == 0) {
         char out[64];
         snprintf(out, sizeof out, "cancels=%d deadlines=%d", cancels, deadlines);
@@ -161,13 +181,20 @@ static void on_start(struct sbx_grpc_server_call *call, const uint8_t *msg, size
     char **argv = req->config ? req->config->command : NULL;
     size_t argc = req->config ? req->config->n_command : 0;
     struct stream *st = calloc(1, sizeof *st);
+    if (!st) {
+        process__v1__start_request__free_unpacked(req, NULL);
+        sbx_grpc_server_call_finish(call, SBX_GRPC_RESOURCE_EXHAUSTED, "out of memory");
+        return;
+    }
     st->size = 16;
+    long n = 0, size = 0;
     if (argc >= 1 && strcmp(argv[0], "forever") == 0) {
         st->left = -1;
         st->size = 4096;
-    } else if (argc >= 3 && strcmp(argv[0], "count") == 0) {
-        st->left = atol(argv[1]);
-        st->size = (size_t)atol(argv[2]) > 4096 ? 4096 : (size_t)atol(argv[2]);
+    } else if (argc >= 3 && strcmp(argv[0], "count") == 0 && arg_long(argv[1], 0, LONG_MAX, &n) &&
+               arg_long(argv[2], 0, 4096, &size)) {
+        st->left = n;
+        st->size = (size_t)size;
     }
     process__v1__start_request__free_unpacked(req, NULL);
     Process__V1__InitEvent init = PROCESS__V1__INIT_EVENT__INIT;
@@ -212,13 +239,15 @@ static void on_signal(uv_signal_t *h, int sig)
 
 int main(int argc, char **argv)
 {
-    int port = 0;
+    long port = 0;
     const char *unix_path = NULL;
     for (int i = 1; i + 1 < argc; i += 2) {
-        if (strcmp(argv[i], "--port") == 0)
-            port = atoi(argv[i + 1]);
-        else if (strcmp(argv[i], "--unix") == 0)
+        if (strcmp(argv[i], "--port") == 0 && !arg_long(argv[i + 1], 0, 65535, &port)) {
+            fprintf(stderr, "grpc_test_server: --port wants 0..65535, got '%s'\n", argv[i + 1]);
+            return 2;
+        } else if (strcmp(argv[i], "--unix") == 0) {
             unix_path = argv[i + 1];
+        }
     }
     /* A peer closing mid-write must not kill the process. */
     signal(SIGPIPE, SIG_IGN);
@@ -240,7 +269,7 @@ int main(int argc, char **argv)
     }
     char err[256];
     int bound = 0;
-    if (sbx_grpc_server_listen_tcp(server, "127.0.0.1", port, &bound, err, sizeof err) < 0) {
+    if (sbx_grpc_server_listen_tcp(server, "127.0.0.1", (int)port, &bound, err, sizeof err) < 0) {
         fprintf(stderr, "%s\n", err);
         return 1;
     }

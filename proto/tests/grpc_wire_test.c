@@ -56,7 +56,8 @@ static void test_deframe_several(void **state)
     struct sbx_grpc_deframer d;
     sbx_grpc_deframer_init(&d, 0);
     const uint8_t in[] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 'h', 'i', 0, 0, 0, 0, 0, 0, 0};
-    size_t pos = 0, lens[3], n = 0;
+    size_t pos = 0, n = 0;
+    size_t lens[3] = {SIZE_MAX, SIZE_MAX, SIZE_MAX}; /* no message has these lengths */
     while (pos < sizeof in) {
         size_t used;
         uint8_t *m;
