@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "daemon_harness.h"
+#include "test_parse.h"
 
 static struct daemon d;
 static char root_real[PATH_MAX];
@@ -184,8 +185,10 @@ static void test_own_process_group(void **state)
     struct proc_req q = {.argv = ARGV("sh", "-c", "set -- $(cat /proc/$$/stat); echo $1 $5")};
     run(&q, &r);
     assert_int_equal(r.code, 0);
-    int pid = 0, pgid = 0;
-    assert_int_equal(sscanf((char *)r.out, "%d %d", &pid, &pgid), 2);
+    long pid = 0, pgid = 0;
+    const char *rest;
+    assert_true(test_parse_long((char *)r.out, 1, INT_MAX, &pid, &rest));
+    assert_true(test_parse_long(rest, 1, INT_MAX, &pgid, NULL));
     assert_int_equal(pid, pgid);
     assert_int_not_equal(pgid, getpgid(d.pid));
     exec_result_free(&r);
@@ -236,12 +239,7 @@ static int read_pid_file(const char *name)
     char p[PATH_MAX + 64];
     snprintf(p, sizeof(p), "%s/%s", d.root, name);
     for (int i = 0; i < 100; i++) {
-        FILE *f = fopen(p, "re");
-        int pid = 0;
-        if (f) {
-            if (fscanf(f, "%d", &pid) != 1) pid = 0;
-            fclose(f);
-        }
+        int pid = test_read_pid(p);
         if (pid > 0) return pid;
         usleep(20000);
     }

@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "daemon_harness.h"
+#include "test_parse.h"
 
 enum { SIG_UNSPECIFIED = 0, SIG_KILL = 9, SIG_TERM = 15 };
 
@@ -302,7 +303,7 @@ static bool p_signal_group(struct daemon *d)
     struct sbx_grpc_call *call =
         start_until(d, &(struct proc_req){.argv = ARGV("sh", "-c", "sleep 100 & echo $!; wait")},
                     &id, text, sizeof(text));
-    int gpid = atoi(text);
+    int gpid = test_parse_pid(text);
     remember(gpid);
     h_signal(d->conn, id, SIG_TERM);
     struct stream_summary s;
@@ -397,8 +398,10 @@ static bool p_own_group(struct daemon *d)
 {
     struct exec_result r = run(
         d, &(struct proc_req){.argv = ARGV("sh", "-c", "set -- $(cat /proc/$$/stat); echo $1 $5")});
-    int pid = 0, pgid = 0;
-    bool ok = r.code == 0 && sscanf((char *)r.out, "%d %d", &pid, &pgid) == 2 && pid == pgid;
+    long pid = 0, pgid = 0;
+    const char *rest;
+    bool ok = r.code == 0 && test_parse_long((char *)r.out, 1, INT_MAX, &pid, &rest) &&
+              test_parse_long(rest, 1, INT_MAX, &pgid, NULL) && pid == pgid;
     exec_result_free(&r);
     return ok;
 }
@@ -410,7 +413,7 @@ static bool p_cancel_kills(struct daemon *d)
     struct sbx_grpc_call *call =
         start_until(d, &(struct proc_req){.argv = ARGV("sh", "-c", "sleep 100 & echo $!; wait")},
                     &id, text, sizeof(text));
-    int gpid = atoi(text);
+    int gpid = test_parse_pid(text);
     remember(gpid);
     sbx_grpc_call_cancel(call);
     sbx_grpc_conn_pump(d->conn, 50);
@@ -449,10 +452,16 @@ static bool p_unknown_fields(struct daemon *d)
 {
     size_t len;
     uint8_t *req = pack_execute(&(struct proc_req){.argv = ARGV("true")}, &len);
-    uint8_t *full = malloc(len + 3);
+    /* field 99, varint 1: unknown to the schema */
+    static const uint8_t unknown[] = {0x98, 0x06, 0x01};
+    uint8_t *full = req ? malloc(len + sizeof unknown) : NULL;
+    if (!full) {
+        free(req);
+        return false;
+    }
     memcpy(full, req, len);
-    memcpy(full + len, "\x98\x06\x01", 3);
-    int code = h_raw(d->conn, "/process.v1.ProcessService/Execute", full, len + 3);
+    memcpy(full + len, unknown, sizeof unknown);
+    int code = h_raw(d->conn, "/process.v1.ProcessService/Execute", full, len + sizeof unknown);
     free(full);
     free(req);
     return code == 0;
@@ -467,12 +476,7 @@ static bool p_deadline_kills(struct daemon *d)
     exec_result_free(&r);
     char p[PATH_MAX + 16];
     snprintf(p, sizeof(p), "%s/dl.pid", d->root);
-    int pid = 0;
-    FILE *f = fopen(p, "re");
-    if (f) {
-        if (fscanf(f, "%d", &pid) != 1) pid = 0;
-        fclose(f);
-    }
+    int pid = test_read_pid(p);
     remember(pid);
     return r.code == 4 && pid > 0 && wait_gone(pid, 4000);
 }
@@ -526,7 +530,7 @@ static int start_stubborn(struct daemon *d, struct sbx_grpc_call **call)
                                                         "trap '' TERM; echo $$; "
                                                         "exec sleep 100")},
                         &id, text, sizeof(text));
-    int pid = atoi(text);
+    int pid = test_parse_pid(text);
     remember(pid);
     return pid;
 }
@@ -695,12 +699,14 @@ static void test_faults(void **state)
 int main(int argc, char **argv)
 {
     if (argc == 3) {
-        shard_k = (unsigned)atoi(argv[1]);
-        shard_n = (unsigned)atoi(argv[2]);
-        if (shard_n == 0 || shard_k >= shard_n) {
+        long k, n;
+        if (!test_parse_long(argv[1], 0, 1000, &k, NULL) ||
+            !test_parse_long(argv[2], 1, 1000, &n, NULL) || k >= n) {
             fprintf(stderr, "usage: %s [SHARD SHARDS]\n", argv[0]);
             return 2;
         }
+        shard_k = (unsigned)k;
+        shard_n = (unsigned)n;
     }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_faults),

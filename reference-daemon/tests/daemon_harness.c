@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "process.pb-c.h"
+#include "test_parse.h"
 
 #define PROC_PATH(m) "/process.v1.ProcessService/" m
 
@@ -72,8 +73,11 @@ int daemon_start(struct daemon *d, const char *binary, const char *const *extra)
         have += (size_t)r;
         buf[have] = '\0';
         char *g = strstr(buf, "grpc-port="), *rp = strstr(buf, "rest-port=");
-        if (g && strchr(g, '\n')) d->grpc_port = atoi(g + 10);
-        if (rp && strchr(rp, '\n')) d->rest_port = atoi(rp + 10);
+        long port;
+        if (g && strchr(g, '\n') && test_parse_long(g + 10, 1, 65535, &port, NULL))
+            d->grpc_port = (int)port;
+        if (rp && strchr(rp, '\n') && test_parse_long(rp + 10, 1, 65535, &port, NULL))
+            d->rest_port = (int)port;
     }
     close(out[0]);
     if (!d->grpc_port || !d->rest_port) {
@@ -176,9 +180,7 @@ int daemon_child_count(const struct daemon *d)
         snprintf(cp, sizeof(cp), "%s/%s/children", path, e->d_name);
         FILE *f = fopen(cp, "re");
         if (!f) continue;
-        long v;
-        while (fscanf(f, "%ld", &v) == 1)
-            n++;
+        n += test_count_numbers(f);
         fclose(f);
     }
     closedir(dir);
@@ -211,7 +213,8 @@ int daemon_http_get(const struct daemon *d, const char *path)
     }
     close(s);
     buf[have] = '\0';
-    return have >= 12 ? atoi(buf + 9) : -1;
+    long status;
+    return have >= 12 && test_parse_long(buf + 9, 100, 999, &status, NULL) ? (int)status : -1;
 }
 
 /* ---- requests ------------------------------------------------------------ */

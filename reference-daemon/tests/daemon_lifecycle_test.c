@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "daemon_harness.h"
+#include "test_parse.h"
 
 static int32_t first_stdout_pid(struct sbx_grpc_call *call, int32_t *id)
 {
@@ -25,7 +26,7 @@ static int32_t first_stdout_pid(struct sbx_grpc_call *call, int32_t *id)
         int k = h_next(call, 200, &ev);
         if (k == EV_INIT) *id = ev.value;
         if (k == EV_STDOUT) {
-            int pid = atoi((char *)ev.data);
+            int pid = test_parse_pid((char *)ev.data);
             start_event_free(&ev);
             return pid;
         }

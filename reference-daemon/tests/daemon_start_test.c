@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "daemon_harness.h"
+#include "test_parse.h"
 
 enum { SIG_UNSPECIFIED = 0, SIG_INT = 2, SIG_KILL = 9, SIG_TERM = 15 };
 
@@ -204,7 +205,7 @@ static void signal_reaches_grandchild(int wire)
     int32_t id = wait_for(call, EV_INIT, NULL, 0);
     char text[64] = "";
     wait_for(call, EV_STDOUT, text, sizeof(text));
-    int grandchild = atoi(text);
+    int grandchild = test_parse_pid(text);
     assert_true(grandchild > 0);
     assert_false(pid_gone(grandchild));
     assert_int_equal(h_signal(d.conn, id, wire), 0);
@@ -319,7 +320,7 @@ static void test_cancel_kills_group(void **state)
     wait_for(call, EV_INIT, NULL, 0);
     char text[64] = "";
     wait_for(call, EV_STDOUT, text, sizeof(text));
-    int grandchild = atoi(text);
+    int grandchild = test_parse_pid(text);
     assert_true(grandchild > 0);
     sbx_grpc_call_cancel(call);
     sbx_grpc_conn_pump(d.conn, 100);
@@ -347,6 +348,7 @@ static void test_thousand_streams_one_connection(void **state)
 {
     (void)state;
     enum { N = 1000 };
+    // NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers, not of structs
     struct sbx_grpc_call **calls = calloc(N, sizeof(*calls));
     struct proc_req q = {.argv = ARGV("sleep", "2")};
     for (int i = 0; i < N; i++) {

@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "process/proc.h"
+#include "test_parse.h"
 
 extern char **environ;
 
@@ -194,7 +195,9 @@ static void test_stdin_large_queued(void **state)
     run_until(&r->finished, 5000);
     assert_int_equal(async_done, 2);
     assert_int_equal(async_err, 0);
-    assert_int_equal(atoi(r->out), (int)n);
+    long echoed = -1;
+    assert_true(test_parse_long(r->out, 0, LONG_MAX, &echoed, NULL));
+    assert_int_equal(echoed, n);
     free(buf);
     free(r);
     close_manager(m);
@@ -272,7 +275,7 @@ static void test_group_signal_reaches_grandchildren(void **state)
     struct run *r = start(m, &o);
     for (int i = 0; i < 100 && !strchr(r->out, '\n'); i++)
         sleep_loop(20);
-    pid_t grandchild = atoi(r->out);
+    pid_t grandchild = test_parse_pid(r->out);
     assert_true(grandchild > 0);
     assert_true(pid_alive(grandchild));
     assert_int_equal(getpgid(grandchild), proc_pid(r->p));
@@ -395,10 +398,7 @@ static int count_children(void)
     snprintf(path, sizeof(path), "/proc/self/task/%d/children", (int)gettid());
     FILE *f = fopen(path, "re");
     if (!f) return -1;
-    int n = 0;
-    long v;
-    while (fscanf(f, "%ld", &v) == 1)
-        n++;
+    int n = test_count_numbers(f);
     fclose(f);
     return n;
 }

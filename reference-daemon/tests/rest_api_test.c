@@ -27,6 +27,7 @@
 #include "rest_server.h"
 #include "rest_test_client.h"
 #include "fs_test_util.h"
+#include "test_parse.h"
 
 static struct fs_fixture fx;
 static struct daemon_config cfg;
@@ -154,12 +155,13 @@ static int temp_files_in(const char *rel)
     char cmd[1200];
     snprintf(cmd, sizeof(cmd), "ls -A '%s' | grep -c '^\\.sbx-tmp-'", p);
     f = popen(cmd, "r");
-    int n = 0;
+    long n = 0;
     if (f) {
-        if (fscanf(f, "%d", &n) != 1) n = 0;
+        char line[32];
+        if (!fgets(line, sizeof line, f) || !test_parse_long(line, 0, INT_MAX, &n, NULL)) n = 0;
         pclose(f);
     }
-    return n;
+    return (int)n;
 }
 
 static json_t *get_json(const char *target, long *status)

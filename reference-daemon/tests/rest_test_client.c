@@ -1,5 +1,6 @@
 /* A small libcurl client for the REST integration tests. */
 #include "rest_test_client.h"
+#include "test_parse.h"
 
 #include <arpa/inet.h>
 #include <curl/curl.h>
@@ -57,7 +58,8 @@ static size_t on_header(char *p, size_t sz, size_t n, void *ud)
     else if (kl == 14 && strncasecmp(p, "Content-Length", 14) == 0) {
         char tmp[32];
         copy_value(tmp, sizeof(tmp), v, vl);
-        r->content_length = atoll(tmp);
+        long length;
+        r->content_length = test_parse_long(tmp, 0, LONG_MAX, &length, NULL) ? length : -2;
     }
     return len;
 }

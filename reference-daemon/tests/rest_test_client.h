@@ -10,7 +10,7 @@ struct http_resp {
     char content_type[128];
     char allow[128];
     char content_range[128];
-    long long content_length; /* -1 when absent */
+    long long content_length; /* -1 when absent, -2 when not a number */
 };
 
 /* Sends method target (raw, sent as is) to 127.0.0.1:port with an optional
