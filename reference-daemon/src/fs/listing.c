@@ -24,16 +24,9 @@ static int stat_link_target(int root_fd, int dir_fd, const char *rel, const char
                             struct stat *sb)
 {
     if (fault_active("list-reveal-outside")) return fstatat(dir_fd, name, sb, 0) == 0 ? 0 : -1;
-    size_t rl = strlen(rel), nl = strlen(name);
-    if (rl + nl + 2 > FS_PATH_MAX + 1) return -1;
     char path[FS_PATH_MAX + 2];
-    size_t o = 0;
-    if (rl) {
-        memcpy(path, rel, rl);
-        path[rl] = '/';
-        o = rl + 1;
-    }
-    memcpy(path + o, name, nl + 1);
+    int pl = snprintf(path, sizeof path, "%s%s%s", rel, *rel ? "/" : "", name);
+    if (pl < 0 || (size_t)pl > FS_PATH_MAX) return -1;
     int fd = fs_open_beneath(root_fd, path, O_PATH, 0);
     if (fd < 0) return -1;
     int rc = fstat(fd, sb);

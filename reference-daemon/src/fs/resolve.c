@@ -210,9 +210,9 @@ static int splice_link(int root_fd, char **rootpath, const char *target, const c
         errno = ENOMEM;
         return FS_IOERR;
     }
-    memcpy(n, target, tl);
-    n[tl] = '/';
-    memcpy(n + tl + 1, rest, restl + 1);
+    char *e = stpcpy(n, target);
+    *e++ = '/';
+    memcpy(e, rest, restl + 1);
     free(*buf);
     *buf = n;
     return 0;
@@ -298,14 +298,13 @@ static int walk_open(int root_fd, const char *rel, int flags, mode_t mode, int d
                     /* With O_PATH a link swapped in meanwhile opens as itself. */
                     if ((flags & O_PATH) && !(flags & O_NOFOLLOW) && fstat(fd, &sb) == 0 &&
                         S_ISLNK(sb.st_mode)) {
-                        close(fd);
-                        is_link = 1;
+                        close(fd); /* a link: followed below */
                     } else {
                         result = fd;
                         goto out;
                     }
                 } else if (errno == ELOOP && !(flags & O_NOFOLLOW)) {
-                    is_link = 1;
+                    /* a link swapped in meanwhile: followed below */
                 } else {
                     result = map_errno(errno);
                     goto out;
@@ -324,8 +323,7 @@ static int walk_open(int root_fd, const char *rel, int flags, mode_t mode, int d
                 goto out;
             }
             if (S_ISLNK(sb.st_mode)) {
-                close(fd);
-                is_link = 1;
+                close(fd); /* followed below */
             } else if (S_ISDIR(sb.st_mode)) {
                 int rc = stack_push(&st, fd);
                 if (rc < 0) {
@@ -339,6 +337,7 @@ static int walk_open(int root_fd, const char *rel, int flags, mode_t mode, int d
                 goto out;
             }
         }
+        /* Only a symlink gets here: every other name continued or ended. */
         if (++links > MAX_SYMLINKS) {
             result = FS_LOOP;
             goto out;
