@@ -43,9 +43,10 @@ json_t *json_text(const char *bytes)
     size_t o = 0;
     for (size_t i = 0; i < len;) {
         size_t n = utf8_seq(s + i);
-        if (n == 0) {
-            memcpy(out + o, "\xef\xbf\xbd", 3);
-            o += 3;
+        if (n == 0) { /* U+FFFD REPLACEMENT CHARACTER */
+            static const unsigned char replacement[] = {0xef, 0xbf, 0xbd};
+            memcpy(out + o, replacement, sizeof replacement);
+            o += sizeof replacement;
             i++;
             continue;
         }

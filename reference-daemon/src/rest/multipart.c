@@ -7,6 +7,7 @@
  * no other possible start of the delimiter and is plain data. */
 #include "rest/multipart.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -109,8 +110,7 @@ struct multipart *multipart_new(const char *content_type)
         if (boundary[i] == '\r' || boundary[i] == '\n') return NULL;
     struct multipart *mp = calloc(1, sizeof(*mp));
     if (!mp) return NULL;
-    memcpy(mp->delim, "\r\n--", 4);
-    memcpy(mp->delim + 4, boundary, blen);
+    snprintf(mp->delim, sizeof(mp->delim), "\r\n--%s", boundary);
     mp->delim_len = blen + 4;
     mp->state = S_PREAMBLE;
     mp->matched = 2; /* the first delimiter may start the body */

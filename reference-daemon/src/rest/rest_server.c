@@ -195,11 +195,14 @@ static int open_listener(const char *host, int port, int *bound, char *err, size
         snprintf(err, errlen, "cannot listen on %s:%d: %s", host, port, strerror(e));
         return -1;
     }
-    struct sockaddr_storage ss;
-    socklen_t sl = sizeof(ss);
-    if (getsockname(fd, (struct sockaddr *)&ss, &sl) == 0)
-        *bound = ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
-                                                : ((struct sockaddr_in *)&ss)->sin_port);
+    union {
+        struct sockaddr sa;
+        struct sockaddr_in in;
+        struct sockaddr_in6 in6;
+    } addr = {0};
+    socklen_t sl = sizeof(addr);
+    if (getsockname(fd, &addr.sa, &sl) == 0)
+        *bound = ntohs(addr.sa.sa_family == AF_INET6 ? addr.in6.sin6_port : addr.in.sin_port);
     return fd;
 }
 
