@@ -118,9 +118,10 @@ static int split_host_port(const char *target, char *host, size_t hcap, const ch
         host[hl] = '\0';
     }
     *port = colon + 1;
-    if (!**port || strspn(*port, "0123456789") != strlen(*port) || atoi(*port) <= 0 ||
-        atoi(*port) > 65535)
-        return -1;
+    if (!**port || strspn(*port, "0123456789") != strlen(*port)) return -1;
+    errno = 0;
+    long number = strtol(*port, NULL, 10); /* digits only: ERANGE is the one failure */
+    if (errno == ERANGE || number <= 0 || number > 65535) return -1;
     return 0;
 }
 

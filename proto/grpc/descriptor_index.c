@@ -97,8 +97,7 @@ static int message_name(const uint8_t *d, size_t len, const uint8_t **name, size
 {
     const uint8_t *p = d, *end = d + len;
     struct field f = {0};
-    int rv;
-    while ((rv = next_field(&p, end, &f)) > 0)
+    while (next_field(&p, end, &f) > 0)
         if (f.number == 1 && f.wire == 2) {
             *name = f.data;
             *nlen = f.len;
@@ -124,12 +123,15 @@ static int index_message(struct desc_file *file, const char *scope, const uint8_
     int rv;
     while ((rv = next_field(&p, end, &f)) > 0) {
         if (f.wire != 2) continue;
-        if (f.number == 3 && index_message(file, full, f.data, f.len, depth + 1) < 0)
+        bool nested_failed =
+            f.number == 3 && index_message(file, full, f.data, f.len, depth + 1) < 0;
+        bool enum_failed =
+            f.number == 4 && message_name(f.data, f.len, &name, &nlen) == 0 &&
+            push_str(&file->symbols, &file->n_symbols, qualify(full, name, nlen)) < 0;
+        if (nested_failed || enum_failed) {
             rv = -1;
-        else if (f.number == 4 && message_name(f.data, f.len, &name, &nlen) == 0 &&
-                 push_str(&file->symbols, &file->n_symbols, qualify(full, name, nlen)) < 0)
-            rv = -1;
-        if (rv < 0) break;
+            break;
+        }
     }
     free(full);
     return rv < 0 ? -1 : 0;
