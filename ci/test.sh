@@ -18,4 +18,5 @@ cmake -S . -B "$build" "${flags[@]}" >/dev/null
 cmake --build "$build" -j "$(nproc)"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-ctest --test-dir "$build" --output-on-failure -j "$(nproc)" --timeout 600
+# Most tests wait on sockets, processes and timers rather than the CPU.
+ctest --test-dir "$build" --output-on-failure -j "$(($(nproc) * 2))" --timeout 600
