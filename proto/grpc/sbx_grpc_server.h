@@ -154,6 +154,18 @@ int sbx_grpc_server_call_send_message(struct sbx_grpc_server_call *call, const v
 int sbx_grpc_server_call_send_messagev(struct sbx_grpc_server_call *call, const struct iovec *parts,
                                        size_t n_parts);
 
+/* Messages built in place, for a handler that reads many of them at once
+ * (e.g. readv(2) between their headers): space for up to cap bytes of
+ * complete messages, each the 5-byte prefix (sbx_grpc_frame_prefix) and its
+ * body. Valid until sbx_grpc_server_call_commit, which must come before any
+ * other call into this library. NULL when the call cannot send any more or
+ * cap would take its queue beyond max_call_queue. */
+uint8_t *sbx_grpc_server_call_reserve(struct sbx_grpc_server_call *call, size_t cap);
+
+/* Queues the first len bytes written at the reserved space (0 queues
+ * nothing). Returns an sbx_grpc_send_result. */
+int sbx_grpc_server_call_commit(struct sbx_grpc_server_call *call, size_t len);
+
 /* Bytes queued on this call and not yet accepted by the peer's window. */
 size_t sbx_grpc_server_call_queued(const struct sbx_grpc_server_call *call);
 

@@ -57,28 +57,48 @@ void out_pool_clear(struct out_pool *pool)
 
 /* ---- a call's queue ------------------------------------------------------ */
 
+/* A tail block with room for need more bytes. */
+static struct out_block *tail_space(struct msg_queue *q, struct out_pool *pool, size_t need)
+{
+    struct out_block *t = q->tail;
+    if (t && t->cap - t->len >= need) return t;
+    size_t cap = need;
+    if (q->total >= STREAMING_BYTES && cap < BIG_BLOCK) cap = BIG_BLOCK;
+    struct out_block *b = block_new(pool, cap);
+    if (!b) return NULL;
+    if (t && t->off == t->len) {
+        /* The old tail was read to its end: only spans still hold it. */
+        q->head = t->next;
+        block_unref(pool, t);
+        t = NULL;
+    }
+    if (t)
+        t->next = b;
+    else
+        q->head = b;
+    q->tail = b;
+    return b;
+}
+
+uint8_t *msg_queue_reserve(struct msg_queue *q, struct out_pool *pool, size_t cap)
+{
+    struct out_block *t = tail_space(q, pool, cap);
+    return t ? t->data + t->len : NULL;
+}
+
+void msg_queue_commit(struct msg_queue *q, size_t len)
+{
+    q->tail->len += len;
+    q->bytes += len;
+    q->total += len;
+}
+
 int msg_queue_push(struct msg_queue *q, struct out_pool *pool, const struct iovec *parts,
                    size_t n_parts, size_t len)
 {
     size_t need = SBX_GRPC_PREFIX_LEN + len;
-    struct out_block *t = q->tail;
-    if (!t || t->cap - t->len < need) {
-        size_t cap = need;
-        if (q->total >= STREAMING_BYTES && cap < BIG_BLOCK) cap = BIG_BLOCK;
-        struct out_block *b = block_new(pool, cap);
-        if (!b) return -1;
-        if (t && t->off == t->len) {
-            /* The old tail was read to its end: only spans still hold it. */
-            q->head = t->next;
-            block_unref(pool, t);
-            t = NULL;
-        }
-        if (t)
-            t->next = b;
-        else
-            q->head = b;
-        q->tail = t = b;
-    }
+    struct out_block *t = tail_space(q, pool, need);
+    if (!t) return -1;
     uint8_t *p = t->data + t->len;
     sbx_grpc_frame_prefix(p, false, (uint32_t)len);
     p += SBX_GRPC_PREFIX_LEN;

@@ -56,6 +56,12 @@ int msg_queue_push(struct msg_queue *q, struct out_pool *pool, const struct iove
                    size_t n_parts, size_t len);
 void msg_queue_clear(struct msg_queue *q, struct out_pool *pool);
 
+/* Space for cap bytes after the queue's end, for messages written in place;
+ * nothing is queued until msg_queue_commit. NULL when out of memory. */
+uint8_t *msg_queue_reserve(struct msg_queue *q, struct out_pool *pool, size_t cap);
+/* Queues the first len bytes written at the reserved space (len <= cap). */
+void msg_queue_commit(struct msg_queue *q, size_t len);
+
 /* Appends a copy of d. Returns 0, or -1 when out of memory. */
 int out_list_copy(struct out_list *l, struct out_pool *pool, const uint8_t *d, size_t len);
 /* Moves the first len bytes of q (which holds at least len) to the list

@@ -61,6 +61,7 @@ struct sbx_grpc_server_call {
     bool headers_sent;
     bool data_deferred;
     struct msg_queue q; /* framed messages the peer's window has not taken yet */
+    size_t reserved;    /* bytes of the last sbx_grpc_server_call_reserve */
     size_t low_water;
     bool writable_armed;
     bool finish_pending;
@@ -849,6 +850,18 @@ void sconn_free(struct sconn *c)
 
 /* ---- handler API -------------------------------------------------------- */
 
+/* Bytes were added to the call's queue: headers, flow and the socket. */
+static void queued(struct sbx_grpc_server_call *call)
+{
+    if (call->q.bytes >= call->low_water) call->writable_armed = true;
+    ensure_headers(call);
+    if (call->data_deferred) {
+        call->data_deferred = false;
+        nghttp2_session_resume_data(call->conn->session, call->stream_id);
+    }
+    kick(call->conn);
+}
+
 int sbx_grpc_server_call_send_messagev(struct sbx_grpc_server_call *call, const struct iovec *parts,
                                        size_t n_parts)
 {
@@ -867,13 +880,33 @@ int sbx_grpc_server_call_send_messagev(struct sbx_grpc_server_call *call, const 
     }
     if (msg_queue_push(&call->q, &call->srv->out_pool, parts, n_parts, len) < 0)
         return SBX_GRPC_SEND_FULL;
-    if (call->q.bytes >= call->low_water) call->writable_armed = true;
-    ensure_headers(call);
-    if (call->data_deferred) {
-        call->data_deferred = false;
-        nghttp2_session_resume_data(call->conn->session, call->stream_id);
-    }
-    kick(call->conn);
+    queued(call);
+    return SBX_GRPC_SEND_OK;
+}
+
+static bool can_send(const struct sbx_grpc_server_call *call)
+{
+    return call->conn && call->stream_attached && !call->cancelled && !call->handler_done &&
+           !call->rejected && !call->status_submitted;
+}
+
+uint8_t *sbx_grpc_server_call_reserve(struct sbx_grpc_server_call *call, size_t cap)
+{
+    if (!can_send(call) || cap > UINT32_MAX || call->q.bytes + cap > call->srv->opts.max_call_queue)
+        return NULL;
+    call->reserved = cap;
+    return msg_queue_reserve(&call->q, &call->srv->out_pool, cap);
+}
+
+int sbx_grpc_server_call_commit(struct sbx_grpc_server_call *call, size_t len)
+{
+    size_t cap = call->reserved;
+    call->reserved = 0;
+    if (len > cap) return SBX_GRPC_SEND_INVALID;
+    if (!can_send(call)) return SBX_GRPC_SEND_CLOSED;
+    if (len == 0) return SBX_GRPC_SEND_OK;
+    msg_queue_commit(&call->q, len);
+    queued(call);
     return SBX_GRPC_SEND_OK;
 }
 

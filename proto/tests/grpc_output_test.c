@@ -10,6 +10,7 @@
 
 #include <cmocka.h>
 
+#include "sbx_grpc_wire.h"
 #include "server_output.h"
 
 /* Drains the list with writes of at most `step` bytes into out. */
@@ -171,12 +172,42 @@ static void test_limits_of_next(void **state)
     out_pool_clear(&pool);
 }
 
+static void test_reserve_and_commit(void **state)
+{
+    (void)state;
+    struct out_pool pool = {0};
+    struct msg_queue q = {0};
+    struct out_list l = {0};
+    const uint8_t head[1] = {7};
+    push_bytes(&q, &pool, head, 1, NULL, 0);
+    /* Space for three messages; two are written and committed. */
+    uint8_t *p = msg_queue_reserve(&q, &pool, 3 * 8);
+    assert_non_null(p);
+    for (int k = 0; k < 2; k++) {
+        sbx_grpc_frame_prefix(p + k * 8, false, 3);
+        memset(p + k * 8 + 5, 'a' + k, 3);
+    }
+    msg_queue_commit(&q, 16);
+    push_bytes(&q, &pool, head, 1, NULL, 0);
+    assert_int_equal(q.bytes, 6 + 16 + 6);
+    assert_int_equal(out_list_take(&l, &q, &pool, q.bytes), 0);
+    uint8_t out[64];
+    assert_int_equal(drain(&l, &pool, out, 5), 28);
+    const uint8_t want[28] = {0, 0, 0, 0, 1, 7,   0,   0,   0, 0, 3, 'a', 'a', 'a',
+                              0, 0, 0, 0, 3, 'b', 'b', 'b', 0, 0, 0, 0,   1,   7};
+    assert_memory_equal(out, want, sizeof want);
+    msg_queue_clear(&q, &pool);
+    out_list_clear(&l, &pool);
+    out_pool_clear(&pool);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_messages_framed_in_order),
         cmocka_unit_test(test_partial_writes_keep_blocks_alive),
         cmocka_unit_test(test_limits_of_next),
+        cmocka_unit_test(test_reserve_and_commit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

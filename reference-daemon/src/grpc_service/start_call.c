@@ -22,7 +22,9 @@ struct start_call {
     struct proc *p;                    /* NULL once released or detached */
     int32_t id;
     bool init_sent;
-    unsigned chunks; /* output events so far, for the chunk faults */
+    unsigned chunks;   /* output events so far, for the chunk faults */
+    uint64_t streamed; /* output bytes so far */
+    uint8_t *space;    /* in-place read: reserved events, see read_space */
     /* Fault injection state: a held-back chunk (reorder-chunks) and the
      * output held until exit (buffer-until-exit), as [stream][len][bytes]. */
     uint8_t *held;
@@ -78,18 +80,27 @@ static void fail_stream(struct start_call *c, int code, const char *msg)
 }
 
 /* A StartResponse with stdout (field 2) or stderr (field 3) is the field's
- * tag, the length as a varint and the bytes: the hot path of a large
- * stream, so the bytes are copied once, straight into the call's queue. */
+ * tag, the length as a varint and the bytes. Writes the tag and length;
+ * returns how many bytes they took. */
+static size_t event_head(uint8_t *out, enum proc_stream s, size_t n)
+{
+    size_t off = 0;
+    out[off++] = s == PROC_STDOUT ? 0x12 : 0x1a;
+    for (size_t v = n;; v >>= 7) {
+        out[off++] = (uint8_t)(v < 0x80 ? v : (v & 0x7f) | 0x80);
+        if (v < 0x80) break;
+    }
+    return off;
+}
+
+/* The hot path of a large stream: the bytes are copied once, straight into
+ * the call's queue. */
 static void send_output(struct start_call *c, enum proc_stream s, const uint8_t *d, size_t n)
 {
     if (!c->call) return;
     uint8_t head[16];
-    size_t off = 0;
-    head[off++] = s == PROC_STDOUT ? 0x12 : 0x1a;
-    for (size_t v = n;; v >>= 7) {
-        head[off++] = (uint8_t)(v < 0x80 ? v : (v & 0x7f) | 0x80);
-        if (v < 0x80) break;
-    }
+    size_t off = event_head(head, s, n);
+    c->streamed += n;
     struct iovec parts[2] = {{head, off}, {(void *)(uintptr_t)d, n}};
     int rc = sbx_grpc_server_call_send_messagev(c->call, parts, 2);
     if (rc == SBX_GRPC_SEND_FULL || rc == SBX_GRPC_SEND_INVALID)
@@ -169,6 +180,17 @@ static void backlog_flush(struct start_call *c)
     c->backlog_len = 0;
 }
 
+/* After output was queued: the end of a failed stream, or backpressure. */
+static void after_output(struct start_call *c)
+{
+    if (!c->call && !c->p) { /* fail_stream ended both */
+        start_call_free(c);
+        return;
+    }
+    if (c->call && c->p && sbx_grpc_server_call_queued(c->call) >= START_PAUSE_BYTES)
+        proc_pause_output(c->p, true);
+}
+
 static void on_output(struct proc *p, enum proc_stream s, const uint8_t *d, size_t n, void *user)
 {
     struct start_call *c = user;
@@ -178,12 +200,84 @@ static void on_output(struct proc *p, enum proc_stream s, const uint8_t *d, size
         return;
     }
     send_data(c, s, d, n);
-    if (!c->call && !c->p) { /* fail_stream ended both */
-        start_call_free(c);
-        return;
+    after_output(c);
+}
+
+/* A stream that has produced this much reads its child straight into the
+ * call's queue: events of chunk_size bytes laid out with room for their
+ * headers, readv(2) into the gaps, headers written afterwards. Quiet
+ * streams keep the plain path and its small allocations. */
+#define IN_PLACE_AFTER (64u * 1024u)
+#define EVENT_PREFIX (SBX_GRPC_PREFIX_LEN + 1) /* message prefix and field tag */
+
+static size_t varint_len(size_t v)
+{
+    size_t n = 1;
+    while (v >= 0x80) {
+        v >>= 7;
+        n++;
     }
-    if (c->call && c->p && sbx_grpc_server_call_queued(c->call) >= START_PAUSE_BYTES)
-        proc_pause_output(c->p, true);
+    return n;
+}
+
+static bool in_place_allowed(const struct start_call *c)
+{
+    /* Faults that rework the event sequence take the plain path. */
+    return c->call && c->init_sent && c->streamed >= IN_PLACE_AFTER &&
+           !fault_active("buffer-until-exit") && !fault_active("pty-stderr-split") &&
+           !fault_active("variant-tiny-chunks") && !fault_active("drop-chunk") &&
+           !fault_active("reorder-chunks");
+}
+
+static size_t read_space(struct proc *p, enum proc_stream s, struct iovec *iov, size_t max_iov,
+                         size_t want, void *user)
+{
+    (void)p;
+    (void)s;
+    struct start_call *c = user;
+    if (!in_place_allowed(c)) return 0;
+    size_t chunk = c->svc->chunk_size;
+    size_t slot = EVENT_PREFIX + varint_len(chunk) + chunk;
+    size_t events = (want + chunk - 1) / chunk;
+    if (events > max_iov) events = max_iov;
+    c->space = sbx_grpc_server_call_reserve(c->call, events * slot);
+    if (!c->space) return 0;
+    for (size_t i = 0; i < events; i++) {
+        iov[i].iov_base = c->space + i * slot + (slot - chunk);
+        iov[i].iov_len = chunk;
+    }
+    return events;
+}
+
+/* Writes the prefix, tag and length of an event of n bytes that ends at
+ * slot + head + n, where head is the room left for them; a shorter header
+ * moves the bytes down. Returns the event's length. */
+static size_t frame_event(uint8_t *slot, size_t head, enum proc_stream s, size_t n)
+{
+    size_t h = EVENT_PREFIX + varint_len(n);
+    if (h < head) memmove(slot + h, slot + head, n);
+    sbx_grpc_frame_prefix(slot, false, (uint32_t)(h - SBX_GRPC_PREFIX_LEN + n));
+    event_head(slot + SBX_GRPC_PREFIX_LEN, s, n);
+    return h + n;
+}
+
+static void output_read(struct proc *p, enum proc_stream s, size_t n, void *user)
+{
+    (void)p;
+    struct start_call *c = user;
+    size_t chunk = c->svc->chunk_size;
+    size_t head = EVENT_PREFIX + varint_len(chunk);
+    size_t len = 0;
+    for (size_t off = 0; off < n; off += chunk) {
+        size_t k = n - off < chunk ? n - off : chunk;
+        len += frame_event(c->space + len, head, s, k);
+        c->chunks++;
+    }
+    c->streamed += n;
+    int rc = c->call ? sbx_grpc_server_call_commit(c->call, len) : SBX_GRPC_SEND_CLOSED;
+    if (rc == SBX_GRPC_SEND_FULL || rc == SBX_GRPC_SEND_INVALID)
+        fail_stream(c, SBX_GRPC_RESOURCE_EXHAUSTED, "output could not be queued");
+    after_output(c);
 }
 
 static void on_finished(struct proc *p, int exit_code, void *user)
@@ -248,7 +342,7 @@ static void on_register_late(uv_timer_t *t)
     if (c->p) proc_register_as(c->p, c->id);
 }
 
-static const struct proc_callbacks callbacks = {on_output, on_finished};
+static const struct proc_callbacks callbacks = {on_output, on_finished, read_space, output_read};
 
 /* Fault injection: a failure that still looks like a started process. */
 static void answer_as_exit(struct sbx_grpc_server_call *call, int exit_code)

@@ -187,17 +187,28 @@ static void maybe_grow_pipe(struct proc *p, enum proc_stream s, int fd, size_t n
     (void)fcntl(fd, F_SETPIPE_SZ, PIPE_STREAMING);
 }
 
+#define READ_IOV 64
+
 static void read_output(struct proc *p, enum proc_stream s)
 {
     int *fd = s == PROC_STDOUT ? &p->fd_out : &p->fd_err;
     /* Bounded per wake-up so one busy child cannot starve the others. */
     for (int i = 0; i < 16 && *fd >= 0 && !p->paused; i++) {
-        ssize_t n = read(*fd, p->m->readbuf, p->m->read_size);
+        struct iovec iov[READ_IOV];
+        size_t k = !p->detached && p->cb->read_space
+                       ? p->cb->read_space(p, s, iov, READ_IOV, p->m->read_size, p->user)
+                       : 0;
+        size_t want = k ? 0 : p->m->read_size;
+        for (size_t j = 0; j < k; j++)
+            want += iov[j].iov_len;
+        ssize_t n = k ? readv(*fd, iov, (int)k) : read(*fd, p->m->readbuf, p->m->read_size);
         if (n > 0) {
             maybe_grow_pipe(p, s, *fd, (size_t)n);
-            if (!p->detached && p->cb->output)
+            if (k)
+                p->cb->output_read(p, s, (size_t)n, p->user);
+            else if (!p->detached && p->cb->output)
                 p->cb->output(p, s, p->m->readbuf, (size_t)n, p->user);
-            if ((size_t)n < p->m->read_size && !p->pty) break;
+            if ((size_t)n < want && !p->pty) break;
             continue;
         }
         if (n < 0 && errno == EINTR) continue;

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/uio.h>
 #include <uv.h>
 
 #include "spawn.h"
@@ -30,6 +31,14 @@ struct proc_callbacks {
      * is 0..255, or -1 for a death by signal (see signal_exit). The owner then calls
      * proc_release (from here or later). */
     void (*finished)(struct proc *p, int exit_code, void *user);
+    /* Optional, for an owner that keeps output in its own buffers (no copy
+     * through the manager's): up to max_iov buffers, at most want bytes in
+     * all, for the next read; 0 = read into the manager's buffer and call
+     * output. When the read returns data, output_read follows with its
+     * length (the buffers filled in order); otherwise the space is unused. */
+    size_t (*read_space)(struct proc *p, enum proc_stream s, struct iovec *iov, size_t max_iov,
+                         size_t want, void *user);
+    void (*output_read)(struct proc *p, enum proc_stream s, size_t len, void *user);
 };
 
 struct proc_manager_opts {
