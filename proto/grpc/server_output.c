@@ -133,6 +133,8 @@ static int add_span(struct out_list *l, struct out_block *b, const uint8_t *p, s
         last->len += len;
     } else {
         if (l->n == l->cap && l->first > 0) {
+            /* v holds cap spans: with cap > 0 it was allocated */
+            // NOLINTNEXTLINE(clang-analyzer-core.NonNullParamChecker)
             memmove(l->v, l->v + l->first, (l->n - l->first) * sizeof *l->v);
             l->n -= l->first;
             l->cur -= l->first;
@@ -145,6 +147,8 @@ static int add_span(struct out_list *l, struct out_block *b, const uint8_t *p, s
             l->v = v;
             l->cap = cap;
         }
+        /* v holds cap spans: with cap > 0 it was allocated */
+        // NOLINTNEXTLINE(clang-analyzer-core.NullDereference)
         l->v[l->n++] = (struct out_span){b, p, len};
         b->refs++;
     }
