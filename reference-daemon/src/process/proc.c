@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -780,9 +781,16 @@ static int list_children(pid_t *pids, int cap)
     FILE *f = fopen(path, "re");
     if (!f) return -1;
     int n = 0;
-    long v;
-    while (n < cap && fscanf(f, "%ld", &v) == 1)
+    char word[24];
+    /* Only positive ids: the caller waits for each, and waitpid(0 or -1)
+     * would reap any child, the manager's own included. */
+    while (n < cap && fscanf(f, "%23s", word) == 1) {
+        char *end;
+        errno = 0;
+        long v = strtol(word, &end, 10);
+        if (end == word || *end || errno == ERANGE || v <= 0 || v > INT_MAX) break;
         pids[n++] = (pid_t)v;
+    }
     fclose(f);
     return n;
 }
