@@ -164,7 +164,7 @@ void bench_print_table(FILE *out, const struct bench_results *r, const struct be
 
     size_t nt;
     const struct bench_target *t = bench_targets(&nt);
-    fputs("\nTargets of sandboxd-ref (issues 4 and 5) -- information, not assertions:\n", out);
+    fputs("\nTargets of sandboxd-ref -- information, not assertions:\n", out);
     for (size_t k = 0; k < nt; k++) {
         struct bench_verdict v = bench_evaluate(r, &t[k]);
         char val[40] = "", lim[40] = "";

@@ -95,7 +95,7 @@ struct bench_verdict {
     bool reached;
 };
 
-/* The targets of issues 4 and 5, in the order the report prints them. */
+/* The reference daemon's performance targets, in the order the report prints them. */
 const struct bench_target *bench_targets(size_t *n);
 
 /* Evaluates one target against the results. */
