@@ -22,9 +22,10 @@ struct start_call {
     struct proc *p;                    /* NULL once released or detached */
     int32_t id;
     bool init_sent;
-    unsigned chunks;   /* output events so far, for the chunk faults */
-    uint64_t streamed; /* output bytes so far */
-    uint8_t *space;    /* in-place read: reserved events, see read_space */
+    unsigned chunks;    /* output events so far, for the chunk faults */
+    uint64_t streamed;  /* output bytes so far */
+    uint8_t *space;     /* in-place read: reserved events, see read_space */
+    size_t space_event; /* their payload size (at most chunk_size) */
     /* Fault injection state: a held-back chunk (reorder-chunks) and the
      * output held until exit (buffer-until-exit), as [stream][len][bytes]. */
     uint8_t *held;
@@ -236,15 +237,18 @@ static size_t read_space(struct proc *p, enum proc_stream s, struct iovec *iov, 
     (void)s;
     struct start_call *c = user;
     if (!in_place_allowed(c)) return 0;
-    size_t chunk = c->svc->chunk_size;
-    size_t slot = EVENT_PREFIX + varint_len(chunk) + chunk;
-    size_t events = (want + chunk - 1) / chunk;
+    /* A chunk size above the read size gives one event per read, as the
+     * plain path does. */
+    size_t ev = c->svc->chunk_size < want ? c->svc->chunk_size : want;
+    size_t slot = EVENT_PREFIX + varint_len(ev) + ev;
+    size_t events = (want + ev - 1) / ev;
     if (events > max_iov) events = max_iov;
     c->space = sbx_grpc_server_call_reserve(c->call, events * slot);
     if (!c->space) return 0;
+    c->space_event = ev;
     for (size_t i = 0; i < events; i++) {
-        iov[i].iov_base = c->space + i * slot + (slot - chunk);
-        iov[i].iov_len = chunk;
+        iov[i].iov_base = c->space + i * slot + (slot - ev);
+        iov[i].iov_len = ev;
     }
     return events;
 }
@@ -265,11 +269,11 @@ static void output_read(struct proc *p, enum proc_stream s, size_t n, void *user
 {
     (void)p;
     struct start_call *c = user;
-    size_t chunk = c->svc->chunk_size;
-    size_t head = EVENT_PREFIX + varint_len(chunk);
+    size_t ev = c->space_event;
+    size_t head = EVENT_PREFIX + varint_len(ev);
     size_t len = 0;
-    for (size_t off = 0; off < n; off += chunk) {
-        size_t k = n - off < chunk ? n - off : chunk;
+    for (size_t off = 0; off < n; off += ev) {
+        size_t k = n - off < ev ? n - off : ev;
         len += frame_event(c->space + len, head, s, k);
         c->chunks++;
     }
