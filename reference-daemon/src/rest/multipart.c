@@ -110,8 +110,12 @@ struct multipart *multipart_new(const char *content_type)
         if (boundary[i] == '\r' || boundary[i] == '\n') return NULL;
     struct multipart *mp = calloc(1, sizeof(*mp));
     if (!mp) return NULL;
-    snprintf(mp->delim, sizeof(mp->delim), "\r\n--%s", boundary);
-    mp->delim_len = blen + 4;
+    int n = snprintf(mp->delim, sizeof(mp->delim), "\r\n--%s", boundary);
+    if (n < 0 || (size_t)n >= sizeof(mp->delim)) { /* cannot happen: blen <= BOUNDARY_MAX */
+        free(mp);
+        return NULL;
+    }
+    mp->delim_len = (size_t)n;
     mp->state = S_PREAMBLE;
     mp->matched = 2; /* the first delimiter may start the body */
     return mp;
