@@ -278,6 +278,24 @@ static unsigned c3_rounds(struct case_ctx *ctx, const char *dir, unsigned max_ro
     char *file = conc_target(case_dir(ctx), rel_file, NULL);
     uint64_t full_seeds[64];
     unsigned nfull = 0, rounds = 0;
+    /* First without a race: a write whose client goes away halfway fails,
+     * and must leave the complete version before it in place. */
+    full_seeds[nfull++] = case_rand(ctx);
+    case_request(ctx, "PUT %s, then a PUT whose client hangs up halfway, then GET", file);
+    long put = conc_put_payload(addr, file, full_seeds[0], version_size(ctx));
+    if (put >= 200 && put < 300) {
+        conc_put_aborted(addr, file, case_rand(ctx), 1024 * 1024 + PAYLOAD_MIN_LEN,
+                         (1024 * 1024 + PAYLOAD_MIN_LEN) / 2);
+        bool whole;
+        uint64_t got = 0;
+        char why0[200] = "";
+        long s0 = conc_get_payload(addr, file, &whole, &got, why0, sizeof why0);
+        if (s0 != 200 || !whole || got != full_seeds[0])
+            case_fail(ctx, "the complete earlier version is still there after a failed PUT",
+                      "status %ld, %s", s0, whole ? "another version" : why0);
+    } else {
+        case_fail(ctx, "a plain PUT succeeds", "status %ld", put);
+    }
     uint64_t deadline = case_now_ms() + budget_ms;
     for (unsigned r = 0; r < max_rounds && r < 64 && case_now_ms() < deadline; r++) {
         pthread_barrier_t barrier;
