@@ -65,10 +65,11 @@ static int classify_target(struct fs_atomic_file *w, int root_fd, const char *pa
 
 static int create_temp(struct fs_atomic_file *w)
 {
-    if (fault_active("put-in-place")) {
+    if (fault_active("put-in-place") || fault_active("put-no-truncate")) {
         w->in_place = 1;
+        int trunc = fault_active("put-no-truncate") ? 0 : O_TRUNC;
         w->fd =
-            openat(w->dir_fd, w->name, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+            openat(w->dir_fd, w->name, O_WRONLY | O_CREAT | trunc | O_NOFOLLOW | O_CLOEXEC, 0600);
     } else {
         for (int i = 0; i < 16; i++) {
             unsigned char rnd[8];

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -16,6 +17,14 @@
 static int by_name(const void *a, const void *b)
 {
     return strcmp(((const struct fs_entry *)a)->name, ((const struct fs_entry *)b)->name);
+}
+
+/* variant-list-casefold: sorted by name with letter case folded. */
+static int by_name_casefold(const void *a, const void *b)
+{
+    const char *x = ((const struct fs_entry *)a)->name, *y = ((const struct fs_entry *)b)->name;
+    int c = strcasecmp(x, y);
+    return c ? c : strcmp(x, y);
 }
 
 /* Describes a symlink by what it reaches beneath the root; -1 to leave it
@@ -51,6 +60,7 @@ int fs_list_dir(int root_fd, int dir_fd, const char *rel, struct fs_entry **out,
     struct dirent *e;
     while (rc == 0 && (errno = 0, e = readdir(d)) != NULL) {
         if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+        if (e->d_name[0] == '.' && fault_active("list-skip-dotfiles")) continue;
         struct stat sb;
         if (fstatat(dirfd(d), e->d_name, &sb, AT_SYMLINK_NOFOLLOW) != 0)
             continue; /* removed meanwhile */
@@ -75,7 +85,7 @@ int fs_list_dir(int root_fd, int dir_fd, const char *rel, struct fs_entry **out,
         v[n].is_dir = S_ISDIR(sb.st_mode);
         v[n].is_link = is_link;
         v[n].mode = sb.st_mode & 07777;
-        v[n].mtime = sb.st_mtim;
+        v[n].mtime = fault_active("list-time-ctime") ? sb.st_ctim : sb.st_mtim;
         n++;
     }
     closedir(d);
@@ -83,7 +93,7 @@ int fs_list_dir(int root_fd, int dir_fd, const char *rel, struct fs_entry **out,
         fs_entries_free(v, n);
         return rc;
     }
-    qsort(v, n, sizeof(*v), by_name);
+    qsort(v, n, sizeof(*v), fault_active("variant-list-casefold") ? by_name_casefold : by_name);
     if (fault_active("list-unsorted")) {
         for (size_t i = 0; i < n / 2; i++) {
             struct fs_entry t = v[i];

@@ -30,7 +30,8 @@ static enum MHD_Result delete_root(struct rest_request *rq, struct MHD_Connectio
     int rc = fs_empty_dir(fd);
     close(fd);
     if (rc != 0) return rest_reply_fs_error(c, rc, false, rq->path);
-    if (fault_active("delete-root")) rmdir(rq->st->cfg->root_dir);
+    if (fault_active("delete-root") || (fault_active("delete-root-alias") && rq->path[0] != '\0'))
+        rmdir(rq->st->cfg->root_dir);
     return rest_reply_empty(c, 204);
 }
 

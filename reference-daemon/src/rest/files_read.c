@@ -226,6 +226,8 @@ enum MHD_Result files_get(struct rest_request *rq, struct MHD_Connection *c, boo
 {
     /* O_NONBLOCK: opening a FIFO must not wait for a writer (S9). */
     int flags = O_RDONLY | O_NOCTTY | (fault_active("fifo-block") ? 0 : O_NONBLOCK);
+    if (fault_active("list-root-404") && rq->path[0] == '\0')
+        return rest_reply_error(c, 404, "no such file or directory");
     int fd = fault_open_path(rq->st, rq->path, flags);
     if (fd == FAULT_PATH_UNUSED) fd = fs_open_beneath(rq->st->root_fd, rq->path, flags, 0);
     if (fd < 0) {

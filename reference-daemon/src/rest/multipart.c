@@ -7,6 +7,8 @@
  * no other possible start of the delimiter and is plain data. */
 #include "rest/multipart.h"
 
+#include "fault.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,7 +78,7 @@ static int find_param(const char *value, const char *key, char *out, size_t cap)
             v++;
         size_t o = 0;
         const char *next;
-        if (*v == '"') {
+        if (*v == '"' && !fault_active("multipart-quoted-literal")) {
             v++;
             while (*v && *v != '"') {
                 if (*v == '\\' && v[1]) v++;

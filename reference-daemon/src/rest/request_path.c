@@ -50,6 +50,9 @@ int rest_decode_path(const char *raw, char **out, const char **why)
         *why = "out of memory";
         return 500;
     }
+    if (fault_active("plus-as-space"))
+        for (char *p = src; *p; p++)
+            if (*p == '+') *p = ' ';
     size_t len = strlen(src);
     if (len > 3 * (FS_PATH_MAX + 1)) {
         free(src);
