@@ -5,11 +5,11 @@
  * verified byte-exact. */
 #include "case_api.h"
 #include "common/conf_util.h"
+#include "common/pausable_download.h"
 #include "common/payload.h"
 #include "concurrency/conc_util.h"
 #include "rest_client.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,60 +18,11 @@
 #define C4_SIZE (48u * 1024 * 1024)
 #define C4_PAUSE_AT (8u * 1024 * 1024)
 
-struct c4_download {
-    pthread_t tid;
-    const char *addr;
-    const char *target;
-    struct payload_check chk;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    bool paused, resume;
-    uint64_t received;
-    long status;
-    char error[256];
-};
-
-static size_t c4_write(char *buf, size_t size, size_t nitems, void *ud)
+static bool c4_sink(void *ud, const char *buf, size_t n, uint64_t off)
 {
-    struct c4_download *d = ud;
-    size_t n = size * nitems;
-    payload_check_feed(&d->chk, buf, n);
-    d->received += n;
-    if (d->received >= C4_PAUSE_AT) {
-        pthread_mutex_lock(&d->mu);
-        if (!d->paused) {
-            d->paused = true;
-            pthread_cond_broadcast(&d->cv);
-            /* Stop reading until the file is gone (bounded). */
-            struct timespec until;
-            clock_gettime(CLOCK_REALTIME, &until);
-            until.tv_sec += 20;
-            while (!d->resume)
-                if (pthread_cond_timedwait(&d->cv, &d->mu, &until) != 0) break;
-        }
-        pthread_mutex_unlock(&d->mu);
-    }
-    return n;
-}
-
-static void *c4_main(void *arg)
-{
-    struct c4_download *d = arg;
-    struct http_request req = {.method = "GET",
-                               .target = d->target,
-                               .timeout_ms = 60000,
-                               .write_cb = c4_write,
-                               .write_ud = d};
-    struct http_response resp = {0};
-    int rc = rest_do_at(d->addr, &req, &resp);
-    d->status = rc == 0 ? resp.status : 0;
-    if (rc != 0) snprintf(d->error, sizeof d->error, "%s", resp.error);
-    http_response_free(&resp);
-    pthread_mutex_lock(&d->mu);
-    d->paused = true; /* wake the case thread if the download ended early */
-    pthread_cond_broadcast(&d->cv);
-    pthread_mutex_unlock(&d->mu);
-    return NULL;
+    (void)off;
+    payload_check_feed(ud, buf, n);
+    return true;
 }
 
 static void c4_delete_during_read(struct case_ctx *ctx)
@@ -98,56 +49,47 @@ static void c4_delete_during_read(struct case_ctx *ctx)
     }
     http_response_free(&presp);
 
-    struct c4_download d = {.addr = addr, .target = target};
-    payload_check_init(&d.chk);
-    pthread_mutex_init(&d.mu, NULL);
-    pthread_cond_init(&d.cv, NULL);
-    if (pthread_create(&d.tid, NULL, c4_main, &d) != 0) {
+    struct payload_check chk;
+    payload_check_init(&chk);
+    struct pd_opts o = {.addr = addr,
+                        .target = target,
+                        .pause_at = C4_PAUSE_AT,
+                        .max_pause_ms = 20000,
+                        .timeout_ms = 60000,
+                        .sink = c4_sink,
+                        .sink_ud = &chk};
+    struct pausable_download *d = pd_start(&o);
+    if (!d) {
         case_error(ctx, "could not start the download thread");
         free(target);
         return;
     }
-    /* Wait for the download to reach the pause point. */
-    pthread_mutex_lock(&d.mu);
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += 20;
-    while (!d.paused)
-        if (pthread_cond_timedwait(&d.cv, &d.mu, &until) != 0) break;
-    bool paused = d.paused;
-    pthread_mutex_unlock(&d.mu);
-
-    long ds = 0;
-    if (paused && d.status == 0) {
+    bool paused = pd_wait_paused(d, 20000);
+    if (paused) {
         case_request(ctx, "DELETE %s (while a GET of it is paused after %u MiB)", target,
                      C4_PAUSE_AT >> 20);
-        ds = conc_delete(addr, target);
+        long ds = conc_delete(addr, target);
         if (ds != 204) case_fail(ctx, "DELETE of the file answers 204 (F10)", "status %ld", ds);
         struct timespec pause = {.tv_sec = 0, .tv_nsec = 300 * 1000 * 1000};
         nanosleep(&pause, NULL);
     }
-    pthread_mutex_lock(&d.mu);
-    d.resume = true;
-    pthread_cond_broadcast(&d.cv);
-    pthread_mutex_unlock(&d.mu);
-    pthread_join(d.tid, NULL);
+    struct pd_result res;
+    pd_finish(d, &res);
 
     case_request(ctx, "GET %s (paused after %u MiB, file deleted, resumed)", target,
                  C4_PAUSE_AT >> 20);
     if (!paused)
         case_error(ctx, "the download never reached %u MiB (status %ld %s)", C4_PAUSE_AT >> 20,
-                   d.status, d.error);
-    else if (d.status != 200)
+                   res.status, res.error);
+    else if (res.status != 200)
         case_fail(ctx, "the started download completes with 200", "status %ld after %llu bytes: %s",
-                  d.status, (unsigned long long)d.received, d.error[0] ? d.error : "");
-    else if (!payload_check_finish(&d.chk))
+                  res.status, (unsigned long long)res.received, res.error);
+    else if (!payload_check_finish(&chk))
         case_fail(ctx, "the started download delivers the full, correct content",
-                  "after %llu bytes: %s", (unsigned long long)d.received, d.chk.why);
-    else if (d.chk.seed != seed)
+                  "after %llu bytes: %s", (unsigned long long)res.received, chk.why);
+    else if (chk.seed != seed)
         case_fail(ctx, "the download delivers the file as it was when it started",
                   "a complete payload of another seed");
-    pthread_mutex_destroy(&d.mu);
-    pthread_cond_destroy(&d.cv);
     free(target);
 }
 SBX_CASE(c4_delete_during_read, .id = "C4-001",

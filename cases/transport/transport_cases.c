@@ -7,17 +7,16 @@
  * configuration passes, a buffering one fails T4. */
 #include "case_api.h"
 #include "common/conf_util.h"
+#include "common/pausable_download.h"
 #include "common/payload.h"
 #include "concurrency/conc_util.h"
 #include "concurrency/raw_http.h"
 #include "process_client.h"
 #include "rest_client.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 /* gRPC status codes used here. */
@@ -218,39 +217,30 @@ SBX_CASE(t3_start_streams, .id = "T3-001", .title = "Start output streams throug
 #define T4_MARK_OFF (T4_SIZE - 4096)
 #define T4_SCRATCH (64u * 1024)
 
-struct t4_download {
-    const char *addr;
-    const char *target;
+/* Checks the body as it streams in; the 16 bytes at T4_MARK_OFF are kept
+ * aside (they may have been changed on disk during the pause). */
+struct t4_check {
     uint64_t seed;
-    uint64_t off;
-    uint64_t first_byte_ms, start_ms;
     uint8_t tail[T4_MARK_LEN];
     uint8_t expected_tail[T4_MARK_LEN];
     bool corrupt;
     uint64_t corrupt_at;
     uint8_t *scratch;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    bool paused, resume, done;
-    long status;
-    char error[256];
 };
 
-static size_t t4_write(char *buf, size_t size, size_t nitems, void *ud)
+static bool t4_sink(void *ud, const char *buf, size_t n, uint64_t off)
 {
-    struct t4_download *d = ud;
-    size_t n = size * nitems;
-    if (d->off == 0 && n) d->first_byte_ms = case_now_ms();
-    if (d->off + n > T4_SIZE) {
+    struct t4_check *d = ud;
+    if (off + n > T4_SIZE) {
         d->corrupt = true;
-        d->corrupt_at = d->off;
-        return 0;
+        d->corrupt_at = off;
+        return false;
     }
     for (size_t done = 0; done < n;) {
         size_t piece = n - done < T4_SCRATCH ? n - done : T4_SCRATCH;
-        payload_fill(d->seed, T4_SIZE, d->off + done, d->scratch, piece);
+        payload_fill(d->seed, T4_SIZE, off + done, d->scratch, piece);
         for (size_t i = 0; i < piece; i++) {
-            uint64_t o = d->off + done + i;
+            uint64_t o = off + done + i;
             uint8_t got = (uint8_t)buf[done + i];
             if (o >= T4_MARK_OFF && o < T4_MARK_OFF + T4_MARK_LEN) {
                 d->tail[o - T4_MARK_OFF] = got;
@@ -262,42 +252,7 @@ static size_t t4_write(char *buf, size_t size, size_t nitems, void *ud)
         }
         done += piece;
     }
-    d->off += n;
-    if (d->off >= T4_PAUSE_AT) {
-        pthread_mutex_lock(&d->mu);
-        if (!d->paused) {
-            d->paused = true;
-            pthread_cond_broadcast(&d->cv);
-            struct timespec until;
-            clock_gettime(CLOCK_REALTIME, &until);
-            until.tv_sec += 30;
-            while (!d->resume)
-                if (pthread_cond_timedwait(&d->cv, &d->mu, &until) != 0) break;
-        }
-        pthread_mutex_unlock(&d->mu);
-    }
-    return n;
-}
-
-static void *t4_main(void *arg)
-{
-    struct t4_download *d = arg;
-    struct http_request req = {.method = "GET",
-                               .target = d->target,
-                               .timeout_ms = 120000,
-                               .write_cb = t4_write,
-                               .write_ud = d};
-    struct http_response resp = {0};
-    d->start_ms = case_now_ms();
-    int rc = rest_do_at(d->addr, &req, &resp);
-    d->status = rc == 0 ? resp.status : 0;
-    if (rc != 0) snprintf(d->error, sizeof d->error, "%s", resp.error);
-    http_response_free(&resp);
-    pthread_mutex_lock(&d->mu);
-    d->paused = d->done = true;
-    pthread_cond_broadcast(&d->cv);
-    pthread_mutex_unlock(&d->mu);
-    return NULL;
+    return true;
 }
 
 static void t4_large_get(struct case_ctx *ctx)
@@ -325,25 +280,23 @@ static void t4_large_get(struct case_ctx *ctx)
     }
     http_response_free(&presp);
 
-    struct t4_download d = {.addr = addr, .target = target, .seed = seed};
+    struct t4_check d = {.seed = seed};
     d.scratch = conf_xmalloc(T4_SCRATCH);
-    pthread_mutex_init(&d.mu, NULL);
-    pthread_cond_init(&d.cv, NULL);
-    pthread_t tid;
-    if (pthread_create(&tid, NULL, t4_main, &d) != 0) {
+    struct pd_opts o = {.addr = addr,
+                        .target = target,
+                        .pause_at = T4_PAUSE_AT,
+                        .max_pause_ms = 30000,
+                        .timeout_ms = 120000,
+                        .sink = t4_sink,
+                        .sink_ud = &d};
+    struct pausable_download *dl = pd_start(&o);
+    if (!dl) {
         case_error(ctx, "could not start the download thread");
         free(d.scratch);
         free(target);
         return;
     }
-    pthread_mutex_lock(&d.mu);
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += 30;
-    while (!d.paused)
-        if (pthread_cond_timedwait(&d.cv, &d.mu, &until) != 0) break;
-    bool paused = d.paused && !d.done;
-    pthread_mutex_unlock(&d.mu);
+    bool paused = pd_wait_paused(dl, 30000);
 
     char mark[T4_MARK_LEN + 1];
     snprintf(mark, sizeof mark, "SBXTAIL-%08llx", (unsigned long long)(seed & 0xffffffffu));
@@ -361,20 +314,17 @@ static void t4_large_get(struct case_ctx *ctx)
         if (rc != 0)
             case_error(ctx, "could not change the file's tail through Execute (dd): %s", why);
     }
-    pthread_mutex_lock(&d.mu);
-    d.resume = true;
-    pthread_cond_broadcast(&d.cv);
-    pthread_mutex_unlock(&d.mu);
-    pthread_join(tid, NULL);
+    struct pd_result res;
+    pd_finish(dl, &res);
 
     case_request(ctx, "GET %s (reading paused after 1 MiB for 2 s)", target);
     if (!paused)
         case_fail(ctx, "a 200 download that can be paused after its first MiB",
-                  "the download ended before 1 MiB: status %ld %s", d.status, d.error);
-    else if (d.status != 200 || d.off != T4_SIZE)
+                  "the download ended before 1 MiB: status %ld %s", res.status, res.error);
+    else if (res.status != 200 || res.received != T4_SIZE)
         case_fail(ctx, "the large download completes (200, every byte)",
-                  "status %ld after %llu of %llu bytes %s", d.status, (unsigned long long)d.off,
-                  T4_SIZE, d.error);
+                  "status %ld after %llu of %llu bytes %s", res.status,
+                  (unsigned long long)res.received, T4_SIZE, res.error);
     else if (d.corrupt)
         case_fail(ctx, "the bytes are the file's", "byte %llu differs",
                   (unsigned long long)d.corrupt_at);
@@ -382,7 +332,7 @@ static void t4_large_get(struct case_ctx *ctx)
         case_note(ctx,
                   "first byte after %.2f s; the tail changed on disk during the pause "
                   "arrived: the body streamed",
-                  (double)(d.first_byte_ms - d.start_ms) / 1000.0);
+                  (double)(res.first_byte_ms - res.start_ms) / 1000.0);
     else if (memcmp(d.tail, d.expected_tail, T4_MARK_LEN) == 0)
         case_fail(ctx,
                   "the body streams: its last bytes are read from disk only as the client "
@@ -392,8 +342,6 @@ static void t4_large_get(struct case_ctx *ctx)
                   "to completion");
     else
         case_fail(ctx, "the tail is either the original or the changed bytes", "neither arrived");
-    pthread_mutex_destroy(&d.mu);
-    pthread_cond_destroy(&d.cv);
     free(d.scratch);
     free(target);
 }
