@@ -2,6 +2,7 @@
 #include "rest/metadata_filter.h"
 
 #include <string.h>
+#include <strings.h>
 
 #include "fault.h"
 
@@ -29,8 +30,13 @@ static bool contains_ci(const char *hay, const char *needle, bool case_sensitive
 bool metadata_name_allowed(const char *name, const char *prefix)
 {
     if (fault_active("ignore-prefix-flag")) prefix = "SANDBOX_";
-    if (!fault_active("metadata-no-prefix") && strncmp(name, prefix, strlen(prefix)) != 0)
+    if (fault_active("metadata-prefix-nocase")) {
+        if (strncasecmp(name, prefix, strlen(prefix)) != 0) return false;
+    } else if (fault_active("metadata-prefix-anywhere")) {
+        if (!strstr(name, prefix)) return false;
+    } else if (!fault_active("metadata-no-prefix") && strncmp(name, prefix, strlen(prefix)) != 0) {
         return false;
+    }
     if (fault_active("metadata-no-markers")) return true;
     size_t count = fault_active("metadata-short-markers") ? MUST_MARKERS
                                                           : sizeof(markers) / sizeof(markers[0]);

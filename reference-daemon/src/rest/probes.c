@@ -21,10 +21,15 @@ enum MHD_Result probe_health(struct rest_request *rq, struct MHD_Connection *c)
     clock_gettime(CLOCK_MONOTONIC, &now);
     long long up = (long long)(now.tv_sec - rq->st->started.tv_sec);
     if (up < 0 || fault_active("health-uptime-frozen")) up = 0;
+    if (fault_active("health-uptime-ms"))
+        up = up * 1000 + (now.tv_nsec - rq->st->started.tv_nsec) / 1000000;
+    if (fault_active("health-uptime-epoch")) up = (long long)time(NULL);
     json_t *body =
         json_pack("{s:s}", "status", fault_active("health-status-wrong") ? "healthy" : "ok");
     if (body && !fault_active("health-no-uptime"))
-        json_object_set_new(body, "uptime_seconds", json_integer(up));
+        json_object_set_new(body, "uptime_seconds",
+                            fault_active("variant-uptime-fractional") ? json_real((double)up + 0.25)
+                                                                      : json_integer(up));
     return rest_reply_json(c, 200, body);
 }
 
@@ -40,7 +45,11 @@ enum MHD_Result probe_metadata(struct rest_request *rq, struct MHD_Connection *c
         char *name = strndup(*e, nl);
         if (!name) continue;
         if (metadata_name_allowed(name, prefix)) {
-            json_t *v = json_text(eq + 1);
+            /* metadata-value-cut: the value split off at its next '='. */
+            char *cut =
+                fault_active("metadata-value-cut") ? strndup(eq + 1, strcspn(eq + 1, "=")) : NULL;
+            json_t *v = json_text(cut ? cut : eq + 1);
+            free(cut);
             if (v) json_object_set_new(env, name, v); /* a name that is not UTF-8 is left out */
         }
         free(name);
