@@ -21,8 +21,15 @@ int svc_launch(struct process_service *svc, const struct launch_spec *spec,
                struct proc **out, char *msg, size_t msglen)
 {
     int cwd_fd;
+    char host[8192];
     if ((!spec->cwd || !*spec->cwd) && fault_active("cwd-default-daemon"))
         cwd_fd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    /* Fault injection: Start (the launch with a stdin pipe) joins cwd to the
+     * root's path as a string, unconfined; Execute stays confined. */
+    else if (fault_active("start-cwd-unconfined") && mode->stdin_mode == SPAWN_STDIN_PIPE &&
+             snprintf(host, sizeof(host), "%s/%s", svc->root_abs, spec->cwd ? spec->cwd : "") <
+                 (int)sizeof(host))
+        cwd_fd = open(host, O_PATH | O_DIRECTORY | O_CLOEXEC);
     else
         cwd_fd = cwd_open(svc->st->root_fd, svc->root_abs, spec->cwd);
     if (cwd_fd < 0) {

@@ -200,6 +200,23 @@ static void on_output(struct proc *p, enum proc_stream s, const uint8_t *d, size
         backlog_add(c, s, d, n);
         return;
     }
+    /* Fault injection: reads cut at their first NUL byte (output as C strings). */
+    if (fault_active("start-text-mode")) {
+        const uint8_t *z = memchr(d, 0, n);
+        if (z) n = (size_t)(z - d);
+    }
+    /* Fault injection: stdout sent line by line, a partial line held back. */
+    if (fault_active("stream-line-buffered") && s == PROC_STDOUT) {
+        const uint8_t *nl = memrchr(d, '\n', n);
+        size_t whole = nl ? (size_t)(nl - d) + 1 : 0;
+        if (whole) {
+            backlog_flush(c);
+            send_data(c, s, d, whole);
+        }
+        if (n > whole) backlog_add(c, s, d + whole, n - whole);
+        after_output(c);
+        return;
+    }
     send_data(c, s, d, n);
     after_output(c);
 }
@@ -227,7 +244,8 @@ static bool in_place_allowed(const struct start_call *c)
     return c->call && c->init_sent && c->streamed >= IN_PLACE_AFTER &&
            !fault_active("buffer-until-exit") && !fault_active("pty-stderr-split") &&
            !fault_active("variant-tiny-chunks") && !fault_active("drop-chunk") &&
-           !fault_active("reorder-chunks");
+           !fault_active("reorder-chunks") && !fault_active("start-text-mode") &&
+           !fault_active("stream-line-buffered");
 }
 
 static size_t read_space(struct proc *p, enum proc_stream s, struct iovec *iov, size_t max_iov,
