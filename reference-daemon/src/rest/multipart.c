@@ -78,7 +78,8 @@ static int find_param(const char *value, const char *key, char *out, size_t cap)
             v++;
         size_t o = 0;
         const char *next;
-        if (*v == '"' && !fault_active("multipart-quoted-literal")) {
+        bool keep_quotes = fault_active("multipart-quoted-literal") && strcmp(key, "boundary") == 0;
+        if (*v == '"' && !keep_quotes) {
             v++;
             while (*v && *v != '"') {
                 if (*v == '\\' && v[1]) v++;
