@@ -208,6 +208,20 @@ static void root_never_removed(struct case_ctx *ctx)
         root_delete(ctx, addr, "recursive=true");
         CASE_CHECK(ctx, root_is_dir(root), "the root still exists after DELETE with recursive",
                    "%s is gone", root);
+        /* Other spellings of the root: any answer, but the root stays. */
+        static const char *const aliases[] = {
+            "/v1/files/%2e?recursive=true", "/v1/files/a/%2e%2e?recursive=true",
+            "/v1/files/%2F?recursive=true", "/v1/files/a%2F%2e%2e%2F?recursive=true"};
+        for (size_t i = 0; i < sizeof aliases / sizeof *aliases && !case_failed(ctx); i++) {
+            if (!seed_private(ctx, addr)) break;
+            struct http_response ar;
+            if (rx_send(ctx, addr, "DELETE", aliases[i], NULL, 0, NULL, &ar)) {
+                if (ar.status >= 400) expect_error_body(ctx, &ar, ar.status, NULL);
+                http_response_free(&ar);
+            }
+            CASE_CHECK(ctx, root_is_dir(root), "the root still exists", "%s is gone after %s", root,
+                       aliases[i]);
+        }
         /* And the runtime still serves the root. */
         struct http_response r;
         static const char *const hdrs[] = {"Content-Type: application/octet-stream", NULL};
@@ -222,11 +236,13 @@ SBX_CASE(root_never_removed, .id = "F11-001",
          .title = "DELETE never removes the sandbox root itself", .clauses = "F11",
          .level = LEVEL_MUST, .tags = "files,lifecycle", .needs = NEEDS_LAUNCH | NEEDS_ALONE,
          .timeout_s = 40,
-         .catches = "DELETE /v1/files/?recursive=true removing the root directory (later writes "
-                    "fail, the volume mount point disappears)",
+         .catches = "DELETE /v1/files/?recursive=true, or of another spelling of the root "
+                    "(%2e, a/.., %2F), removing the root directory (later writes fail, the "
+                    "volume mount point disappears)",
          .how = "on a private runtime instance (so no user workspace is touched) plants files, "
-                "DELETEs the root without and with recursive=true, checks on the host that the "
-                "root directory still exists and that a PUT still works");
+                "DELETEs the root without and with recursive=true, then recursively its aliases "
+                "%2e, a/%2e%2e, %2F and a%2F%2e%2e%2F (any status), checks on the host after "
+                "each that the root directory still exists, and that a PUT still works");
 
 static void root_delete_semantics(struct case_ctx *ctx)
 {

@@ -168,18 +168,67 @@ SBX_CASE(get_range, .id = "F7-003",
 
 /* ---- F8 ---------------------------------------------------------------------- */
 
+static bool two_digits(const char *s, int *out)
+{
+    if (s[0] < '0' || s[0] > '9' || s[1] < '0' || s[1] > '9') return false;
+    *out = (s[0] - '0') * 10 + (s[1] - '0');
+    return true;
+}
+
+/* Seconds since the epoch of an RFC 3339 date-time (any offset, optional
+ * fraction, which is dropped); false when t is not one. */
+static bool rfc3339_seconds(const char *t, long long *out)
+{
+    int c, y2, mo, d, h, mi, se, oh = 0, om = 0;
+    if (!t || strlen(t) < 20 || !two_digits(t, &c) || !two_digits(t + 2, &y2) || t[4] != '-' ||
+        !two_digits(t + 5, &mo) || t[7] != '-' || !two_digits(t + 8, &d) || !strchr("Tt ", t[10]) ||
+        !two_digits(t + 11, &h) || t[13] != ':' || !two_digits(t + 14, &mi) || t[16] != ':' ||
+        !two_digits(t + 17, &se))
+        return false;
+    const char *p = t + 19;
+    if (*p == '.') {
+        if (p[1] < '0' || p[1] > '9') return false;
+        for (p++; *p >= '0' && *p <= '9'; p++) {
+        }
+    }
+    int sign = 0;
+    if (*p == 'Z' || *p == 'z') {
+        p++;
+    } else if (*p == '+' || *p == '-') {
+        sign = *p == '+' ? 1 : -1;
+        if (!two_digits(p + 1, &oh) || p[3] != ':' || !two_digits(p + 4, &om)) return false;
+        p += 6;
+    } else {
+        return false;
+    }
+    if (*p || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || se > 60) return false;
+    /* Days from the civil date (proleptic Gregorian). */
+    long long y = c * 100 + y2 - (mo <= 2);
+    long long era = y / 400, yoe = y - era * 400;
+    long long doy = (153 * (mo + (mo > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    long long days = era * 146097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719468;
+    *out = days * 86400 + h * 3600 + mi * 60 + se - sign * (oh * 3600 + om * 60);
+    return true;
+}
+
 static void list_contents(struct case_ctx *ctx)
 {
     put_rel(ctx, "L/b.txt", "bb", 2);
     put_rel(ctx, "L/a.bin", "a", 1);
     put_rel(ctx, "L/sub/x", "xyz", 3);
     put_rel(ctx, "L/empty-file", "", 0);
+    put_rel(ctx, "L/.hidden", "hid", 3);
     if (case_failed(ctx)) return;
+    /* A known modification time: 2011-05-06T07:08:09Z. */
+    char *touched = fx_sh(ctx, "TZ=UTC0 touch -t 201105060708.09 L/b.txt",
+                          "setting b.txt's mtime with touch -t");
+    if (!touched) return;
+    free(touched);
     char *p = rx_path(ctx, "L");
     json_t *listing = p ? rx_list(ctx, p) : NULL;
     if (listing) {
-        CASE_CHECK(ctx, listing_size(listing) == 4,
-                   "exactly 4 entries (a.bin b.txt empty-file sub)", "%zu entries",
+        CASE_CHECK(ctx, listing_size(listing) == 5,
+                   "exactly 5 entries (.hidden a.bin b.txt empty-file sub)", "%zu entries",
                    listing_size(listing));
         static const struct {
             const char *name, *type;
@@ -187,8 +236,9 @@ static void list_contents(struct case_ctx *ctx)
         } want[] = {{"a.bin", "file", 1},
                     {"b.txt", "file", 2},
                     {"empty-file", "file", 0},
+                    {".hidden", "file", 3},
                     {"sub", "directory", -1}};
-        for (size_t i = 0; i < 4; i++) {
+        for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
             const json_t *e = listing_entry(listing, want[i].name);
             if (!CASE_CHECK(ctx, e != NULL, "an entry per child", "no entry %s", want[i].name))
                 continue;
@@ -201,19 +251,40 @@ static void list_contents(struct case_ctx *ctx)
                            want[i].name, (long long)sz);
             }
         }
+        const char *mt =
+            json_string_value(json_object_get(listing_entry(listing, "b.txt"), "modified_at"));
+        long long secs = 0;
+        CASE_CHECK(ctx, rfc3339_seconds(mt, &secs) && secs == 1304665689,
+                   "modified_at of b.txt equal to its mtime, 2011-05-06T07:08:09Z (any offset)",
+                   "%s", mt ? mt : "(none)");
     }
     json_decref(listing);
     free(p);
+    /* The root itself is a directory too; it holds the case directory. */
+    char top[256];
+    snprintf(top, sizeof top, "%.*s", (int)strcspn(case_dir(ctx), "/"), case_dir(ctx));
+    listing = rx_list(ctx, "");
+    if (listing) {
+        const json_t *e = listing_entry(listing, top);
+        const char *t = e ? entry_type(e) : NULL;
+        CASE_CHECK(ctx, t && strcmp(t, "directory") == 0,
+                   "the root's listing names the case directory's top component as a directory",
+                   "%s", e ? "another type" : "no such entry");
+    }
+    json_decref(listing);
 }
 SBX_CASE(list_contents, .id = "F8-001",
          .title = "A directory listing names every child with its type and size, valid per the "
                   "schema",
          .clauses = "F8", .level = LEVEL_MUST, .tags = "files", .timeout_s = 20,
          .catches = "listing fields missing or mistyped (times not RFC 3339, mode not octal, "
-                    "sizes as strings); children missing or invented",
-         .how = "creates three files and a subdirectory, GETs the directory and validates the "
-                "body against the document's DirectoryListing (date-time, mode pattern, int64) "
-                "and the exact entries");
+                    "sizes as strings); children missing (dot files) or invented; modified_at "
+                    "not the modification time; the root itself not listable",
+         .how = "creates four files (one a dot file) and a subdirectory, sets one file's mtime "
+                "with TZ=UTC0 touch -t through Execute, GETs the directory and validates the "
+                "body against the document's DirectoryListing (date-time, mode pattern, int64), "
+                "the exact entries, types, sizes and that file's modified_at (any offset); then "
+                "lists the root (/v1/files/) and finds the case directory's top component");
 
 static void list_empty(struct case_ctx *ctx)
 {
@@ -300,16 +371,23 @@ static void list_sorted_and_path(struct case_ctx *ctx)
     char *p = rx_path(ctx, "O");
     json_t *listing = p ? rx_list(ctx, p) : NULL;
     if (listing) {
+        /* Sorted by name: byte order (the reference) or with letter case
+         * folded; the contract does not fix the collation. */
         const json_t *entries = json_object_get(listing, "entries");
+        const char *bytewise = NULL, *folded = NULL;
         for (size_t i = 1; i < json_array_size(entries); i++) {
             const char *a =
                 json_string_value(json_object_get(json_array_get(entries, i - 1), "name"));
             const char *b = json_string_value(json_object_get(json_array_get(entries, i), "name"));
-            if (a && b && strcmp(a, b) > 0) {
-                case_fail(ctx, "entries sorted by name (byte order)", "%s before %s", a, b);
-                break;
-            }
+            if (!a || !b) continue;
+            if (!bytewise && strcmp(a, b) > 0) bytewise = a;
+            if (!folded && strcasecmp(a, b) > 0) folded = a;
         }
+        if (bytewise && folded)
+            case_fail(ctx, "entries sorted by name (byte order, or with letter case folded)",
+                      "out of order in both: %s too early (byte order), %s too early (case "
+                      "folded)",
+                      bytewise, folded);
         const char *path = json_string_value(json_object_get(listing, "path"));
         char want[700];
         snprintf(want, sizeof want, "/%s", p);
@@ -325,8 +403,9 @@ SBX_CASE(list_sorted_and_path, .id = "F8-004",
          .clauses = "F8", .level = LEVEL_SHOULD, .tags = "files", .timeout_s = 20,
          .catches = "directory order (readdir) instead of sorted entries; path without the "
                     "leading slash",
-         .how = "creates seven names in scrambled order, lists the directory and checks byte "
-                "order of names and path = \"/<case dir>/O\"");
+         .how = "creates seven names in scrambled order, lists the directory and checks that "
+                "the names are in byte order or in case-folded order, and path = \"/<case "
+                "dir>/O\"");
 
 /* ---- F9 ---------------------------------------------------------------------- */
 
@@ -348,6 +427,12 @@ static void head_probe(struct case_ctx *ctx)
             http_response_free(&r);
         }
         free(p);
+    }
+    /* The root is a directory that always exists. */
+    struct http_response rr;
+    if (rx_send(ctx, NULL, "HEAD", "/v1/files/", NULL, 0, NULL, &rr)) {
+        if (expect_status(ctx, &rr, 200)) expect_no_body(ctx, &rr);
+        http_response_free(&rr);
     }
     /* HEAD of a file carries GET's Content-Type. */
     char *p = rx_path(ctx, "H/file.txt");
@@ -371,5 +456,6 @@ SBX_CASE(head_probe, .id = "F9-001",
                   "without a body",
          .clauses = "F9", .level = LEVEL_MUST, .tags = "files", .timeout_s = 20,
          .catches = "HEAD answering 200 for absent paths; bodies on HEAD; headers unlike GET's",
-         .how = "HEADs a file, a directory, an absent file and an absent nested path; checks "
-                "status, that no body arrives and that the file's Content-Type equals GET's");
+         .how = "HEADs a file, a directory, the root, an absent file and an absent nested path; "
+                "checks status, that no body arrives and that the file's Content-Type equals "
+                "GET's");

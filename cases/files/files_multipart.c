@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/payload.h"
 #include "common/rest_expect.h"
 #include "files/files_util.h"
 
@@ -51,11 +52,10 @@ static void end(struct buf *b)
     adds(b, "--" BOUNDARY "--\r\n");
 }
 
-static bool put_multipart(struct case_ctx *ctx, const char *rel, const struct buf *b,
-                          struct http_response *r)
+static bool put_multipart_as(struct case_ctx *ctx, const char *rel, const struct buf *b,
+                             const char *content_type, struct http_response *r)
 {
-    static const char *const hdrs[] = {"Content-Type: multipart/form-data; boundary=" BOUNDARY,
-                                       NULL};
+    const char *const hdrs[] = {content_type, NULL};
     char *path = rx_path(ctx, rel);
     char *target = path ? rest_files_target(path) : NULL;
     bool ok = target && b->data && rx_send(ctx, NULL, "PUT", target, b->data, b->len, hdrs, r);
@@ -63,6 +63,13 @@ static bool put_multipart(struct case_ctx *ctx, const char *rel, const struct bu
     free(target);
     free(path);
     return ok;
+}
+
+static bool put_multipart(struct case_ctx *ctx, const char *rel, const struct buf *b,
+                          struct http_response *r)
+{
+    return put_multipart_as(ctx, rel, b, "Content-Type: multipart/form-data; boundary=" BOUNDARY,
+                            r);
 }
 
 /* Content that looks like multipart framing but is not the boundary. */
@@ -93,6 +100,45 @@ static void multipart_file_part(struct case_ctx *ctx)
         if (path && !case_failed(ctx)) expect_file_content(ctx, path, "", 0);
         free(path);
     }
+    /* The same form with the boundary parameter quoted (RFC 2046 allows it). */
+    if (!case_failed(ctx) &&
+        put_multipart_as(ctx, "mp-quoted.bin", &b,
+                         "Content-Type: multipart/form-data; boundary=\"" BOUNDARY "\"", &r)) {
+        if (expect_status(ctx, &r, 204)) {
+            char *path = rx_path(ctx, "mp-quoted.bin");
+            if (path) expect_file_content(ctx, path, TRICKY, sizeof TRICKY - 1);
+            free(path);
+        }
+        http_response_free(&r);
+    }
+    /* A large file part, with near-boundaries where a server's reads are
+     * likely to split (64 KiB, 128 KiB, 1 MiB). */
+    const size_t big_len = (3u << 19) + 7;
+    uint8_t *big = payload_make(case_rand(ctx), big_len);
+    static const char near[] = "\r\n--" BOUNDARY;
+    const size_t at[] = {65536 - 10, 131072 - 3, 1048576 - 20};
+    struct buf l = {0};
+    if (big) {
+        for (size_t i = 0; i < sizeof at / sizeof *at; i++) {
+            /* All but the boundary's last byte, then a byte that is not it. */
+            memcpy(big + at[i], near, sizeof near - 2);
+            big[at[i] + sizeof near - 2] = 'X';
+        }
+        part(&l, "file", "big.bin", big, big_len);
+        end(&l);
+    }
+    if (!big || !l.data) {
+        case_error(ctx, "out of memory");
+    } else if (!case_failed(ctx) && put_multipart(ctx, "mp-big.bin", &l, &r)) {
+        if (expect_status(ctx, &r, 204)) {
+            char *path = rx_path(ctx, "mp-big.bin");
+            if (path) expect_file_content(ctx, path, big, big_len);
+            free(path);
+        }
+        http_response_free(&r);
+    }
+    free(big);
+    free(l.data);
     free(b.data);
     free(e.data);
 }
@@ -100,10 +146,12 @@ SBX_CASE(multipart_file_part, .id = "F4-001",
          .title = "PUT stores exactly the bytes of the multipart part named file", .clauses = "F4",
          .level = LEVEL_MUST, .tags = "files", .timeout_s = 20,
          .catches = "the raw multipart body stored; another part stored; binary bytes or "
-                    "boundary-like content mangled",
+                    "boundary-like content mangled; a quoted boundary parameter not understood; "
+                    "large parts truncated or corrupted where reads split",
          .how = "PUTs a form with a text part and a file part holding NULs, 0xff and "
-                "boundary-like lines, and an empty file part; GET must return exactly the "
-                "file part's bytes");
+                "boundary-like lines, an empty file part, the first form again with "
+                "boundary=\"...\" quoted, and a 1.5 MiB binary file part holding near-boundaries "
+                "at 64 KiB, 128 KiB and 1 MiB; GET must return exactly each file part's bytes");
 
 static void multipart_no_file_part(struct case_ctx *ctx)
 {

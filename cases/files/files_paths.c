@@ -61,6 +61,23 @@ static void names_round_trip(struct case_ctx *ctx)
                    "no entry '%s'", names[i]);
     json_decref(listing);
     free(p);
+    /* A raw '+' in the path is a plus, never a space (no form decoding). */
+    char *t = raw_target(ctx, "N/raw+plus");
+    struct http_response r;
+    if (t && put_raw(ctx, t, "plus", &r)) {
+        expect_status(ctx, &r, 204);
+        http_response_free(&r);
+        char *rp = rx_path(ctx, "N/raw+plus");
+        if (rp && !case_failed(ctx)) expect_file_content(ctx, rp, "plus", 4);
+        free(rp);
+        char *out = fx_sh(ctx, "cat 'N/raw+plus'; test ! -e 'N/raw plus' && echo /none",
+                          "reading N/raw+plus through Execute");
+        if (out)
+            CASE_CHECK(ctx, strcmp(out, "plus/none") == 0,
+                       "a file named raw+plus, none named 'raw plus'", "'%s'", out);
+        free(out);
+    }
+    free(t);
 }
 SBX_CASE(names_round_trip, .id = "F12-001",
          .title = "Names with spaces, ?, #, %, UTF-8 and other reserved bytes round-trip",
@@ -68,7 +85,8 @@ SBX_CASE(names_round_trip, .id = "F12-001",
          .catches = "paths decoded twice (pct%41literal becoming pctAliteral), not decoded, or "
                     "mangled (+ as space, UTF-8 re-encoded)",
          .how = "PUTs and GETs 12 percent-encoded names; the names must appear exactly, decoded "
-                "once, to processes (shell glob through Execute) and in the listing");
+                "once, to processes (shell glob through Execute) and in the listing; a raw + in "
+                "the request line must name a file with a + (read back encoded as %2B)");
 
 static void encoded_slash_separates(struct case_ctx *ctx)
 {
