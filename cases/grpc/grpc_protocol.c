@@ -170,23 +170,35 @@ static void invalid_message(struct case_ctx *ctx)
 {
     struct sbx_grpc_conn *c = conn_or_fail(ctx);
     if (!c) return;
+    /* Each malformed payload on Execute; then one on every other method
+     * (each decodes its own request type). */
     static const struct {
         const char *what;
+        const char *method;
+        const char *path;
         uint8_t bytes[8];
         size_t len;
     } bad[] = {
-        {"an unterminated varint", {0xff, 0xff, 0xff, 0xff}, 4},
-        {"a length-delimited field longer than the message", {0x0a, 0x10, 0x0a, 0x02}, 4},
-        {"wire type 7", {0x0f, 0x01}, 2},
-        {"field number 0", {0x00, 0x01}, 2},
+        {"an unterminated varint", "Execute", PROC_PATH_EXECUTE, {0xff, 0xff, 0xff, 0xff}, 4},
+        {"a length-delimited field longer than the message",
+         "Execute",
+         PROC_PATH_EXECUTE,
+         {0x0a, 0x10, 0x0a, 0x02},
+         4},
+        {"wire type 7", "Execute", PROC_PATH_EXECUTE, {0x0f, 0x01}, 2},
+        {"field number 0", "Execute", PROC_PATH_EXECUTE, {0x00, 0x01}, 2},
+        {"an unterminated varint", "Start", PROC_PATH_START, {0xff, 0xff, 0xff, 0xff}, 4},
+        {"an unterminated varint", "WriteStdin", PROC_PATH_WRITE_STDIN, {0xff, 0xff, 0xff}, 3},
+        {"an unterminated varint", "SendSignal", PROC_PATH_SEND_SIGNAL, {0xff, 0xff, 0xff}, 3},
+        {"an unterminated varint", "ResizeTTY", PROC_PATH_RESIZE_TTY, {0xff, 0xff, 0xff}, 3},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char what[160];
-        snprintf(what, sizeof what, "Execute whose message bytes are %s", bad[i].what);
+        snprintf(what, sizeof what, "%s whose message bytes are %s", bad[i].method, bad[i].what);
         case_request(ctx, "%s", what);
         struct sbx_grpc_call_opts o = {.wait_ms = 15000};
         struct sbx_grpc_result r = {0};
-        sbx_grpc_unary(c, PROC_PATH_EXECUTE, bad[i].bytes, bad[i].len, &o, &r);
+        sbx_grpc_unary(c, bad[i].path, bad[i].bytes, bad[i].len, &o, &r);
         CASE_CHECK(ctx, r.end == SBX_GRPC_END_STATUS && (r.code == 13 || r.code == 3),
                    "a status INTERNAL or INVALID_ARGUMENT", "%s: %s, code %s (%s)", what,
                    end_name(r.end), sbx_grpc_code_name(r.code), r.error);
@@ -218,7 +230,8 @@ SBX_CASE(invalid_message, .id = "G3-001",
          .clauses = "G3", .level = LEVEL_MUST, .tags = "grpc,errors", .timeout_s = 30,
          .catches = "undecodable requests closing the connection (GOAWAY), resetting the "
                     "stream or crashing the daemon",
-         .how = "sends four malformed ExecuteRequest payloads; each must end with INTERNAL or "
+         .how = "sends four malformed ExecuteRequest payloads and one malformed request to each "
+                "of Start, WriteStdin, SendSignal and ResizeTTY; each must end with INTERNAL or "
                 "INVALID_ARGUMENT, and a valid Execute on the same connection must then work");
 
 /* Appends raw bytes to a buffer (bounded, caller sized). */

@@ -279,3 +279,94 @@ SBX_CASE(cwd_not_directory, .id = "P4-007",
          .how = "runs a command that appends to a marker file with cwd set to a regular file "
                 "(with and without a trailing slash); any gRPC error status passes (the code "
                 "is noted), and the marker must not appear");
+
+/* A Start that must be refused with `want` and must not run its command
+ * (which appends to marker_rel). An InitEvent before the refusal is P8's
+ * (SHOULD) business, noted here; a stream that runs the process fails. */
+static void start_refused(struct case_ctx *ctx, const struct proc_spec *spec, int want,
+                          const char *expected)
+{
+    struct proc_stream *s = proc_start(ctx, spec, NULL);
+    if (!s) {
+        case_error(ctx, "out of memory");
+        return;
+    }
+    const char *cwd = spec->cwd ? spec->cwd : "(absent)";
+    bool init = false, exited = false, concluded = false;
+    uint64_t end = case_now_ms() + 10000;
+    for (int i = 0; i < 10000 && !concluded; i++) {
+        uint64_t now = case_now_ms();
+        if (now >= end) break;
+        struct proc_event ev;
+        proc_next(s, (unsigned)(end - now), &ev);
+        if (ev.kind == PEV_INIT) {
+            init = true;
+            proc_signal(ctx, ev.process_id, PU_SIGKILL);
+        } else if (ev.kind == PEV_EXIT) {
+            exited = true;
+        } else if (ev.kind == PEV_END || ev.kind == PEV_ERROR) {
+            concluded = true;
+            if (ev.kind == PEV_END && ev.code == 0)
+                case_fail(ctx, expected, "cwd \"%s\": status OK%s (a process was run)", cwd,
+                          exited ? " after an ExitEvent" : "");
+            else
+                CASE_CHECK(ctx, ev.code == want, expected, "cwd \"%s\": status %d (%s)", cwd,
+                           ev.code, ev.message ? ev.message : "");
+            if (init && ev.code == want)
+                case_note(ctx, "cwd \"%s\": an InitEvent came before the refusal (P8)", cwd);
+        }
+    }
+    if (!concluded)
+        case_fail(ctx, expected, "cwd \"%s\": the call did not end within 10 s%s", cwd,
+                  init ? " (an InitEvent came: the process runs)" : "");
+    proc_stream_free(s);
+}
+
+static void start_cwd_confined(struct case_ctx *ctx)
+{
+    char *marker = pu_case_abs(ctx, "start-escape-marker");
+    if (!marker) return;
+    char up[512], script[1200], cwd[1024];
+    dotdots(up, sizeof up, case_depth(ctx) + 1);
+    snprintf(script, sizeof script, "ln -s / esc-abs && mkdir d && ln -s '../%s' d/esc-up", up);
+    if (!pu_sh_ok(ctx, script, "set-up: creating escaping symlinks in the case directory", NULL)) {
+        free(marker);
+        return;
+    }
+    snprintf(script, sizeof script, "echo ran >> '%s'", marker);
+    const char *denied = "Start with a cwd outside the root: PERMISSION_DENIED (7)";
+    static const char *const plain[] = {"..", "./../.."};
+    for (size_t i = 0; i < 2; i++) {
+        struct proc_spec spec = {.argv = PU_ARGV("sh", "-c", script), .cwd = plain[i]};
+        start_refused(ctx, &spec, 7, denied);
+    }
+    static const char *const links[] = {"esc-abs", "esc-abs/tmp", "d/esc-up"};
+    for (size_t i = 0; i < 4; i++) {
+        snprintf(cwd, sizeof cwd, "%s/%s", case_dir(ctx), i == 0 ? up : links[i - 1]);
+        struct proc_spec spec = {.argv = PU_ARGV("sh", "-c", script), .cwd = cwd};
+        start_refused(ctx, &spec, 7, denied);
+    }
+    int ex = pu_exists(ctx, "start-escape-marker");
+    CASE_CHECK(ctx, ex == 0, "no process started by Start for a cwd outside the root",
+               "the command's marker file %s", ex == 1 ? "was created" : "could not be checked");
+
+    /* P5 holds for Start as for Execute. */
+    struct proc_spec empty = {.argv = PU_ARGV(NULL), .cwd = case_dir(ctx)};
+    start_refused(ctx, &empty, 3, "Start with an empty command: INVALID_ARGUMENT (3)");
+    struct proc_spec none = {.argv = NULL};
+    start_refused(ctx, &none, 3, "Start without config: INVALID_ARGUMENT (3)");
+    free(marker);
+}
+SBX_CASE(start_cwd_confined, .id = "P4-008",
+         .title = "Start refuses an escaping cwd (PERMISSION_DENIED, nothing runs) and an empty "
+                  "command",
+         .clauses = "P4,P5,S2", .level = LEVEL_MUST, .tags = "process,traversal,errors",
+         .timeout_s = 40,
+         .catches = "cwd confinement or request validation done for Execute only: Start runs "
+                    "its process in a directory outside the root, or runs an empty command",
+         .how = "Start with cwds .., ./../.., <case>/<..s past the root>, a link to /, a path "
+                "through it and a relative link past the root, each running a command that "
+                "appends to a marker file: every call must end with PERMISSION_DENIED and the "
+                "marker must not appear (an InitEvent before the refusal is left to P8-001); "
+                "then Start with an empty command and without config must end with "
+                "INVALID_ARGUMENT");

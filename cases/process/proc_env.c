@@ -209,6 +209,17 @@ static void env_override(struct case_ctx *ctx)
         free(home);
     }
     proc_result_free(&r);
+
+    /* Start merges the same way: the request's HOME wins there too. */
+    struct proc_spec sspec = {.argv = PU_ARGV("sh", "-c", "printf '%s' \"${HOME-unset}\""),
+                              .env = env,
+                              .cwd = case_dir(ctx)};
+    struct pu_stream ps = {.label = "Start printing HOME"};
+    if (pu_start(ctx, &ps, &sspec, NULL, 10000) && pu_finish(&ps, 10000))
+        CASE_CHECK(ctx, ps.out_len == 12 && memcmp(ps.out, "/sbx-p3-home", 12) == 0,
+                   "Start: the request's HOME winning", "HOME=%.*s", (int)ps.out_len,
+                   ps.out ? (const char *)ps.out : "");
+    pu_free(&ps);
     free(path_var);
 }
 SBX_CASE(env_override, .id = "P3-002", .title = "On a name clash the request's env value wins",
@@ -216,4 +227,4 @@ SBX_CASE(env_override, .id = "P3-002", .title = "On a name clash the request's e
          .catches = "the daemon's value kept when the request sets the same name",
          .how = "reads the daemon's PATH, then runs with PATH extended, HOME (and in launch "
                 "mode a planted variable) overridden, and checks the process sees the "
-                "request's values");
+                "request's values; a Start with the same env_vars must see the request's HOME");

@@ -213,3 +213,39 @@ SBX_CASE(signal_unknown_id, .id = "P13-008",
          .level = LEVEL_MUST, .tags = "process,errors", .timeout_s = 20,
          .catches = "unknown ids accepted (or the id passed to kill() as an OS pid)",
          .how = "sends each valid signal to ids no process has");
+
+/* Deaths by a signal the process got some other way than SendSignal: the
+ * exit code must be non-zero on both RPCs (a wait status read as if the
+ * process had exited gives 0). */
+static void signal_death_reported(struct case_ctx *ctx)
+{
+    static const char *const scripts[] = {"kill -KILL $$", "kill -TERM $$"};
+    for (size_t i = 0; i < 2; i++) {
+        struct proc_result r;
+        proc_sh(ctx, scripts[i], &r);
+        if (CASE_CHECK(ctx, r.code == 0, "Execute of a process killed by a signal: status OK",
+                       "`sh -c '%s'`: status %d (%s)", scripts[i], r.code,
+                       r.message ? r.message : ""))
+            CASE_CHECK(ctx, r.exit_code != 0,
+                       "Execute: a non-zero exit_code for a process ended by a signal",
+                       "`sh -c '%s'`: exit_code 0", scripts[i]);
+        if (r.code == 0) case_note(ctx, "Execute `%s`: exit_code %d", scripts[i], (int)r.exit_code);
+        proc_result_free(&r);
+
+        struct proc_spec spec = {.argv = PU_ARGV("sh", "-c", scripts[i]), .cwd = case_dir(ctx)};
+        struct pu_stream ps = {.label = scripts[i]};
+        if (pu_start(ctx, &ps, &spec, NULL, 10000) && pu_finish(&ps, 10000))
+            CASE_CHECK(ctx, ps.exit_code != 0,
+                       "Start: a non-zero ExitEvent exit_code for a process ended by a signal",
+                       "`sh -c '%s'`: exit_code 0", scripts[i]);
+        pu_free(&ps);
+    }
+}
+SBX_CASE(signal_death_reported, .id = "P13-010",
+         .title = "A process that dies of a signal reports a non-zero exit code (Execute, Start)",
+         .clauses = "P13,P1,P7", .level = LEVEL_MUST, .tags = "process", .timeout_s = 30,
+         .catches = "a signal death reported as exit code 0 (the exit status read without "
+                    "checking how the process ended), or Execute failing with an error status "
+                    "instead of returning the exit code",
+         .how = "shells that kill themselves with SIGKILL and SIGTERM, through Execute "
+                "(status OK, exit_code non-zero) and Start (ExitEvent non-zero, status OK)");

@@ -188,7 +188,9 @@ SBX_CASE(ids_positive_not_pids, .id = "P9-003",
 static void streams_early_output(struct case_ctx *ctx)
 {
     struct proc_spec spec = {
-        .argv = PU_ARGV("sh", "-c", "echo early-out; echo early-err >&2; sleep 8; echo late"),
+        .argv = PU_ARGV("sh", "-c",
+                        "echo early-out; echo early-err >&2; printf early-partial; sleep 8; "
+                        "echo late"),
         .cwd = case_dir(ctx)};
     struct pu_stream ps = {.label = "sh writing early, then sleeping 8 s"};
     if (pu_start(ctx, &ps, &spec, NULL, 10000)) {
@@ -200,7 +202,13 @@ static void streams_early_output(struct case_ctx *ctx)
         bool b = pu_wait_output(&ps, true, "early-err\n", left + 1,
                                 "P10: stderr written early arriving within 4 s, while the "
                                 "process still sleeps");
-        if (a && b)
+        /* A partial line (no newline yet) is output too: not held back for
+         * its newline. */
+        left = (unsigned)(4000 - (case_now_ms() - t0 < 4000 ? case_now_ms() - t0 : 4000));
+        bool c = a && pu_wait_output(&ps, false, "early-out\nearly-partial", left + 1,
+                                     "P10: stdout written early without a newline arriving "
+                                     "within 4 s, while the process still sleeps");
+        if (a && b && c)
             CASE_CHECK(ctx, !ps.have_exit, "the early output before the ExitEvent",
                        "the process had already exited");
     }
@@ -209,9 +217,11 @@ static void streams_early_output(struct case_ctx *ctx)
 SBX_CASE(streams_early_output, .id = "P10-001",
          .title = "Start streams output as it is produced, not at exit", .clauses = "P10",
          .level = LEVEL_MUST, .tags = "process", .timeout_s = 30,
-         .catches = "output buffered until the process exits (or until a buffer fills)",
-         .how = "a shell prints one line to each stream and sleeps 8 s; both lines must arrive "
-                "within 4 s, before the ExitEvent; then the process is killed");
+         .catches = "output buffered until the process exits (or until a buffer fills), or "
+                    "sent line by line with a partial line held back until its newline",
+         .how = "a shell prints one line to each stream and a partial line (no newline) to "
+                "stdout, then sleeps 8 s; all three must arrive within 4 s, before the "
+                "ExitEvent; then the process is killed");
 
 /* ---- P11 --------------------------------------------------------------- */
 
@@ -419,3 +429,93 @@ SBX_CASE(streams_descendants, .id = "P11-003",
                     "children are still writing",
          .how = "a shell starts a background subshell writing 588 KB to stderr and exits at "
                 "once; all of it must arrive before the ExitEvent");
+
+/* printf format writing the given bytes through octal escapes, malloc'd. */
+static char *octal_format(const uint8_t *b, size_t n)
+{
+    char *s = malloc(n * 4 + 1);
+    if (!s) return NULL;
+    for (size_t i = 0; i < n; i++)
+        sprintf(s + i * 4, "\\%03o", b[i]);
+    s[n * 4] = '\0';
+    return s;
+}
+
+/* Where got and want first differ, as a failure naming `what`. */
+static void diff_fail(struct case_ctx *ctx, const char *what, const uint8_t *got, size_t got_len,
+                      const uint8_t *want, size_t want_len)
+{
+    size_t i = 0;
+    while (i < got_len && i < want_len && got[i] == want[i])
+        i++;
+    char *g = pu_preview(got ? got + i : NULL, got_len - i, 40);
+    char *w = pu_preview(want + i, want_len - i, 40);
+    case_fail(ctx, what,
+              "%zu bytes instead of %zu; first difference at offset %zu: got %s, want %s", got_len,
+              want_len, i, g ? g : "?", w ? w : "?");
+    free(g);
+    free(w);
+}
+
+enum { LONG_LINE = 128 * 1024 };
+
+static void streams_binary_exact(struct case_ctx *ctx)
+{
+    /* stdout: every byte value, CR LF pairs, then a 128 KiB line with no
+     * newline; stderr: the byte values reversed and invalid UTF-8. */
+    static const uint8_t crlf[] = {'a', '\r', '\n', '\r', '\n', 'b', '\r'};
+    static const uint8_t bad[] = {0x80, 0xc3, 0x28, 0xe2, 0x82, 0xc0, 0xaf, 0x00, 0xff};
+    size_t out_len = 256 + sizeof crlf + LONG_LINE, err_len = 256 + sizeof bad;
+    uint8_t *out = malloc(out_len), *err = malloc(err_len);
+    char *fo = NULL, *fe = NULL, *script = NULL;
+    struct pu_stream ps = {.label = "binary writer"};
+    if (!out || !err) goto oom;
+    for (int i = 0; i < 256; i++) {
+        out[i] = (uint8_t)i;
+        err[i] = (uint8_t)(255 - i);
+    }
+    memcpy(out + 256, crlf, sizeof crlf);
+    memset(out + 256 + sizeof crlf, 'x', LONG_LINE);
+    memcpy(err + 256, bad, sizeof bad);
+    fo = octal_format(out, 256 + sizeof crlf);
+    fe = octal_format(err, err_len);
+    size_t slen = (fo ? strlen(fo) : 0) + (fe ? strlen(fe) : 0) + 256;
+    script = malloc(slen);
+    if (!fo || !fe || !script) goto oom;
+    /* The long line is built by doubling in the shell (no external tools). */
+    snprintf(script, slen,
+             "printf '%s'; printf '%s' >&2; s=xxxxxxxx; i=0; "
+             "while [ $i -lt 14 ]; do s=$s$s; i=$((i+1)); done; printf '%%s' \"$s\"",
+             fo, fe);
+    struct proc_spec spec = {.argv = PU_ARGV("sh", "-c", script), .cwd = case_dir(ctx)};
+    if (pu_start(ctx, &ps, &spec, NULL, 10000) && pu_finish(&ps, 20000)) {
+        CASE_CHECK(ctx, ps.exit_code == 0, "exit_code 0", "%d", (int)ps.exit_code);
+        if (ps.out_len != out_len || memcmp(ps.out, out, out_len) != 0)
+            diff_fail(ctx,
+                      "P11: stdout events byte-exact (NUL bytes, CR LF, a 128 KiB line "
+                      "without newline)",
+                      ps.out, ps.out_len, out, out_len);
+        if (ps.err_len != err_len || memcmp(ps.err, err, err_len) != 0)
+            diff_fail(ctx, "P11: stderr events byte-exact (every byte value, invalid UTF-8)",
+                      ps.err, ps.err_len, err, err_len);
+    }
+    goto done;
+oom:
+    case_error(ctx, "out of memory");
+done:
+    pu_free(&ps);
+    free(out);
+    free(err);
+    free(fo);
+    free(fe);
+    free(script);
+}
+SBX_CASE(streams_binary_exact, .id = "P11-004",
+         .title = "Start output is byte-exact for binary data and long lines without newline",
+         .clauses = "P11", .level = LEVEL_MUST, .tags = "process", .timeout_s = 30,
+         .catches = "Start output handled as text or lines: cut at NUL, CR LF rewritten, "
+                    "invalid UTF-8 replaced, a newline added at the end, long lines dropped "
+                    "or split with extra bytes",
+         .how = "a shell prints every byte value 0-255, CR LF pairs and a 128 KiB line with "
+                "no newline to stdout, and the byte values reversed plus invalid UTF-8 to "
+                "stderr; the concatenated events must equal both byte for byte");
