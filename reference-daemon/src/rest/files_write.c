@@ -91,6 +91,7 @@ static enum MHD_Result begin(struct rest_request *rq, struct MHD_Connection *c)
         rq->mp = multipart_new(ct);
         if (!rq->mp)
             return rest_reply_error(c, 400, "multipart/form-data without a valid boundary");
+        if (fault_active("multipart-ignore-mode")) rq->mode = SBX_DEFAULT_FILE_MODE;
     }
 
     if (fault_active("put-follow-dangling") && fault_follow_dangling(rq)) {
