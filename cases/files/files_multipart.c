@@ -52,15 +52,22 @@ static void end(struct buf *b)
     adds(b, "--" BOUNDARY "--\r\n");
 }
 
+/* rel may end in "?query", which is sent as it is. */
 static bool put_multipart_as(struct case_ctx *ctx, const char *rel, const struct buf *b,
                              const char *content_type, struct http_response *r)
 {
     const char *const hdrs[] = {content_type, NULL};
-    char *path = rx_path(ctx, rel);
-    char *target = path ? rest_files_target(path) : NULL;
+    const char *query = strchr(rel, '?');
+    char name[128];
+    snprintf(name, sizeof name, "%.*s", (int)(query ? (size_t)(query - rel) : strlen(rel)), rel);
+    char *path = rx_path(ctx, name);
+    char *base = path ? rest_files_target(path) : NULL;
+    char *target = NULL;
+    if (base && asprintf(&target, "%s%s", base, query ? query : "") < 0) target = NULL;
     bool ok = target && b->data && rx_send(ctx, NULL, "PUT", target, b->data, b->len, hdrs, r);
     if (!target || !b->data) case_error(ctx, "out of memory");
     free(target);
+    free(base);
     free(path);
     return ok;
 }
@@ -111,6 +118,16 @@ static void multipart_file_part(struct case_ctx *ctx)
         }
         http_response_free(&r);
     }
+    /* mode applies to a multipart upload as to a raw one (F3). */
+    if (!case_failed(ctx) && put_multipart(ctx, "mp-mode.bin?mode=0750", &b, &r)) {
+        if (expect_status(ctx, &r, 204)) {
+            int m = fx_mode(ctx, "mp-mode.bin");
+            if (m >= 0)
+                CASE_CHECK(ctx, (m & 0777) == 0750, "mode=0750 applied to a multipart upload",
+                           "%04o", (unsigned)m);
+        }
+        http_response_free(&r);
+    }
     /* A large file part, with near-boundaries where a server's reads are
      * likely to split (64 KiB, 128 KiB, 1 MiB). */
     const size_t big_len = (3u << 19) + 7;
@@ -143,14 +160,16 @@ static void multipart_file_part(struct case_ctx *ctx)
     free(e.data);
 }
 SBX_CASE(multipart_file_part, .id = "F4-001",
-         .title = "PUT stores exactly the bytes of the multipart part named file", .clauses = "F4",
-         .level = LEVEL_MUST, .tags = "files", .timeout_s = 20,
+         .title = "PUT stores exactly the bytes of the multipart part named file",
+         .clauses = "F4,F3", .level = LEVEL_MUST, .tags = "files", .timeout_s = 20,
          .catches = "the raw multipart body stored; another part stored; binary bytes or "
                     "boundary-like content mangled; a quoted boundary parameter not understood; "
+                    "mode ignored for multipart uploads; "
                     "large parts truncated or corrupted where reads split",
          .how = "PUTs a form with a text part and a file part holding NULs, 0xff and "
                 "boundary-like lines, an empty file part, the first form again with "
-                "boundary=\"...\" quoted, and a 1.5 MiB binary file part holding near-boundaries "
+                "boundary=\"...\" quoted, the same with mode=0750 (stat -c %a through Execute "
+                "must print 750), and a 1.5 MiB binary file part holding near-boundaries "
                 "at 64 KiB, 128 KiB and 1 MiB; GET must return exactly each file part's bytes");
 
 static void multipart_no_file_part(struct case_ctx *ctx)
