@@ -79,7 +79,11 @@ void write_stdin_on_request(struct sbx_grpc_server_call *call, const uint8_t *ms
     int rc;
     switch (req->payload_case) {
     case PROCESS__V1__WRITE_STDIN_REQUEST__PAYLOAD_INPUT:
-        rc = proc_write_stdin(p, req->input.data, req->input.len, on_stdin_done, call);
+        /* Fault injection: an empty input taken for eof. */
+        if (req->input.len == 0 && fault_active("stdin-empty-eof"))
+            rc = proc_close_stdin(p, false, on_stdin_done, call);
+        else
+            rc = proc_write_stdin(p, req->input.data, req->input.len, on_stdin_done, call);
         break;
     case PROCESS__V1__WRITE_STDIN_REQUEST__PAYLOAD_EOF:
         if (fault_active("stdin-ignore-eof")) {
