@@ -68,9 +68,15 @@ static void stdin_eof_ends(struct case_ctx *ctx)
                              .cwd = case_dir(ctx)};
     struct pu_stream ps = {.label = "sh -c 'cat; echo after-eof'"};
     if (pu_start(ctx, &ps, &spec, NULL, 10000)) {
+        /* An empty input writes nothing: whatever it answers (not fixed),
+         * it must not close stdin, which only eof does. */
+        int c0 = proc_write_stdin(ctx, ps.pid, "", 0);
+        if (c0 != 0) case_note(ctx, "WriteStdin with an empty input answered status %d", c0);
         int c1 = proc_write_stdin(ctx, ps.pid, "line\n", 5);
         bool echoed =
-            c1 == 0 && pu_wait_output(&ps, false, "line\n", 5000, "the written line echoed by cat");
+            c1 == 0 && pu_wait_output(&ps, false, "line\n", 5000,
+                                      "the line written after an empty input echoed by cat "
+                                      "(stdin still open)");
         int c2 = proc_close_stdin(ctx, ps.pid);
         CASE_CHECK(ctx, c1 == 0 && c2 == 0, "WriteStdin input and eof accepted",
                    "statuses %d and %d", c1, c2);
@@ -85,10 +91,11 @@ static void stdin_eof_ends(struct case_ctx *ctx)
 }
 SBX_CASE(stdin_eof_ends, .id = "P12-002", .title = "WriteStdin eof closes the process's stdin",
          .clauses = "P12", .level = LEVEL_MUST, .tags = "process", .timeout_s = 30,
-         .catches = "eof ignored (cat never ends) or the process killed instead of its stdin "
-                    "closed",
-         .how = "writes a line into `cat; echo after-eof`, sends eof, and expects cat to end "
-                "and the shell to print after-eof and exit 0 within 8 s");
+         .catches = "eof ignored (cat never ends), the process killed instead of its stdin "
+                    "closed, or stdin closed by an empty input",
+         .how = "writes an empty input (any status) and then a line into `cat; echo after-eof`; "
+                "the line must be echoed (stdin still open); then eof: cat must end and the "
+                "shell print after-eof and exit 0 within 8 s");
 
 static void stdin_unknown_id(struct case_ctx *ctx)
 {
