@@ -1,8 +1,10 @@
 /* The shutdown sequence (see shutdown.h). */
 #include "shutdown.h"
 
+#include <dirent.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fault.h"
@@ -19,7 +21,8 @@ int shutdown_init(struct daemon_shutdown *sd, uv_loop_t *loop, struct daemon_sta
                   struct process_service *svc)
 {
     *sd = (struct daemon_shutdown){.loop = loop, .st = st, .pm = pm, .grpc = grpc, .svc = svc};
-    sd->grace_ms = SHUTDOWN_GRACE_MS;
+    /* shutdown-kill-at-once (fault injection): SIGKILL without SIGTERM or grace. */
+    sd->grace_ms = fault_active("shutdown-kill-at-once") ? 0 : SHUTDOWN_GRACE_MS;
     sd->timeout_ms = st->cfg->shutdown_timeout_ms;
     uv_signal_init(loop, &sd->sigterm);
     uv_signal_init(loop, &sd->sigint);
@@ -93,6 +96,34 @@ static void on_deadline(uv_timer_t *t)
     sbx_grpc_server_close(sd->grpc, on_server_closed, sd);
 }
 
+/* Fault injection only (shutdown-term-leader-only): a signal to the
+ * daemon's direct children, the group leaders, and not to their groups. */
+static void signal_leaders_only(int sig)
+{
+    DIR *tasks = opendir("/proc/self/task");
+    for (struct dirent *e = tasks ? readdir(tasks) : NULL; e; e = readdir(tasks)) {
+        char path[300], list[4096];
+        snprintf(path, sizeof path, "/proc/self/task/%s/children", e->d_name);
+        FILE *f = fopen(path, "r");
+        size_t n = f ? fread(list, 1, sizeof list - 1, f) : 0;
+        if (f) fclose(f);
+        list[n] = '\0';
+        char *end;
+        for (char *p = list;; p = end) {
+            long pid = strtol(p, &end, 10);
+            if (end == p) break;
+            if (pid > 1) kill((pid_t)pid, sig);
+        }
+    }
+    if (tasks) closedir(tasks);
+}
+
+static void on_grace_kill_all(uv_timer_t *t)
+{
+    struct daemon_shutdown *sd = t->data;
+    proc_manager_signal_all(sd->pm, SIGKILL);
+}
+
 void shutdown_begin(struct daemon_shutdown *sd)
 {
     if (sd->begun) return;
@@ -117,6 +148,13 @@ void shutdown_begin(struct daemon_shutdown *sd)
     if (fault_active("shutdown-no-sigkill")) {
         proc_manager_signal_all(sd->pm, SIGTERM);
         uv_timer_start(&sd->grace, on_grace_over, sd->grace_ms, 0);
+        return;
+    }
+    if (fault_active("shutdown-term-leader-only")) {
+        signal_leaders_only(SIGTERM);
+        uv_timer_start(&sd->grace, on_grace_kill_all, sd->grace_ms, 0);
+        proc_manager_on_empty(sd->pm, on_no_process_left, sd);
+        if (proc_manager_live(sd->pm) == 0) close_server(sd);
         return;
     }
     /* L1: SIGTERM to every group now, SIGKILL to stragglers after the
