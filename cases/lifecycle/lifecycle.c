@@ -23,17 +23,21 @@
 /* A process that ignores SIGTERM keeps the daemon in its grace period. */
 #define IGNORE_TERM "trap '' TERM; echo ready; while :; do sleep 1; done"
 
+/* A leader and a child in its group, each of which reports SIGTERM and
+ * ends: the child hears it only when the whole group is signalled. */
+#define POLITE_GROUP                                                                               \
+    "trap 'echo got-term; exit 7' TERM; "                                                          \
+    "(trap 'echo child-term; exit 0' TERM; while :; do sleep 0.1; done) & "                        \
+    "echo ready; while :; do sleep 0.1; done"
+
 static void shutdown_timeline(struct case_ctx *ctx)
 {
     struct private_runtime *rt = case_runtime_start(ctx, NULL);
     if (!rt) return;
     case_use_runtime(ctx, rt);
     struct pu_stream stubborn = {0}, polite = {0};
-    bool started =
-        lc_start_ready(ctx, &stubborn, IGNORE_TERM, "process ignoring SIGTERM") &&
-        lc_start_ready(ctx, &polite,
-                       "trap 'echo got-term; exit 7' TERM; echo ready; while :; do sleep 0.1; done",
-                       "process trapping SIGTERM");
+    bool started = lc_start_ready(ctx, &stubborn, IGNORE_TERM, "process ignoring SIGTERM") &&
+                   lc_start_ready(ctx, &polite, POLITE_GROUP, "process group trapping SIGTERM");
     if (started) {
         uint64_t t0 = case_now_ms();
         case_request(ctx, "SIGTERM to the runtime (pid %d)", private_runtime_pid(rt));
@@ -64,6 +68,10 @@ static void shutdown_timeline(struct case_ctx *ctx)
                    "ExitEvent %s, exit_code %d, stdout holds got-term: %s",
                    polite.have_exit ? "received" : "missing", (int)polite.exit_code,
                    polite.out && memmem(polite.out, polite.out_len, "got-term", 8) ? "yes" : "no");
+        CASE_CHECK(ctx, polite.out && memmem(polite.out, polite.out_len, "child-term", 10) != NULL,
+                   "SIGTERM to the whole process group: a child of the leader traps it and "
+                   "prints child-term",
+                   "no child-term in the stream's stdout (the leader alone was signalled?)");
         CASE_CHECK(ctx, stubborn.have_exit && stubborn.exit_code != 0,
                    "the process ignoring SIGTERM killed after the grace period, its stream "
                    "ending with an ExitEvent (non-zero exit_code)",
@@ -90,12 +98,15 @@ SBX_CASE(shutdown_timeline, .id = "L1-001",
                   "exit within the timeout",
          .clauses = "L1,M2", .level = LEVEL_MUST, .tags = "lifecycle",
          .needs = NEEDS_LAUNCH | NEEDS_ALONE, .timeout_s = 45,
-         .catches = "no 503 window; processes never signalled or never killed; Start streams cut "
-                    "without an ExitEvent; a daemon that hangs on shutdown",
+         .catches = "no 503 window; processes never signalled or never killed; SIGKILL without "
+                    "SIGTERM and grace; SIGTERM to the leader only, not its group; Start streams "
+                    "cut without an ExitEvent; a daemon that hangs on shutdown",
          .how = "on a private instance starts a process ignoring SIGTERM and one that prints "
-                "got-term and exits 7 on SIGTERM, signals the daemon, polls /v1/health for 503 "
-                "UNAVAILABLE, reads both streams to their ExitEvents and waits for the daemon "
-                "to exit (bounded at 16 s)");
+                "got-term and exits 7 on SIGTERM, with a child in its group that prints "
+                "child-term on SIGTERM; signals the daemon, polls /v1/health for 503 "
+                "UNAVAILABLE, reads both streams to their ExitEvents (got-term and child-term "
+                "must be in the output: no SIGKILL first, SIGTERM to the group) and waits for "
+                "the daemon to exit (bounded at 16 s)");
 
 static void root_created(struct case_ctx *ctx)
 {
@@ -124,7 +135,8 @@ SBX_CASE(root_created, .id = "L2-001", .title = "A missing root directory is cre
 
 static void custom_prefix(struct case_ctx *ctx)
 {
-    static const char *const args[] = {"--metadata-env-prefix=CUSTOMPFX_", NULL};
+    /* Two words, the form every usual flag parser takes. */
+    static const char *const args[] = {"--metadata-env-prefix", "CUSTOMPFX_", NULL};
     static const char *const env[] = {"CUSTOMPFX_ONE=first",
                                       "CUSTOMPFX_TWO=", "CUSTOMPFX_API_TOKEN=hidden", NULL};
     struct private_runtime_opts o = {.extra_args = args, .extra_env = env};
@@ -160,9 +172,10 @@ SBX_CASE(custom_prefix, .id = "L3-001",
          .clauses = "L3,M3,M4", .level = LEVEL_SHOULD, .tags = "lifecycle,metadata",
          .needs = NEEDS_LAUNCH, .timeout_s = 30,
          .catches = "the flag ignored (SANDBOX_ names still served, custom ones not)",
-         .how = "starts a private instance with --metadata-env-prefix=CUSTOMPFX_ (assumes the "
-                "runtime takes the reference's flag) and CUSTOMPFX_* variables; exactly the "
-                "non-secret CUSTOMPFX_ names must be served with their values");
+         .how = "starts a private instance with `--metadata-env-prefix CUSTOMPFX_` (the flag L3 "
+                "names; a runtime that does not take it fails to start, reported as an error "
+                "with its log) and CUSTOMPFX_* variables; exactly the non-secret CUSTOMPFX_ "
+                "names must be served with their values");
 
 static void refuse_new_work(struct case_ctx *ctx)
 {
