@@ -4,6 +4,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "common/conf_util.h"
 #include "common/payload.h"
 #include "common/proc_util.h"
 #include "common/rest_expect.h"
@@ -220,10 +221,11 @@ static void list_contents(struct case_ctx *ctx)
     put_rel(ctx, "L/.hidden", "hid", 3);
     if (case_failed(ctx)) return;
     /* A known modification time: 2011-05-06T07:08:09Z. */
-    char *touched = fx_sh(ctx, "TZ=UTC0 touch -t 201105060708.09 L/b.txt",
-                          "setting b.txt's mtime with touch -t");
-    if (!touched) return;
-    free(touched);
+    char why[200];
+    bool touched =
+        conf_sh(ctx, "TZ=UTC0 touch -t 201105060708.09 L/b.txt", NULL, why, sizeof why) == 0;
+    if (!touched)
+        case_note(ctx, "touch -t failed in the runtime (%s): modified_at not compared", why);
     char *p = rx_path(ctx, "L");
     json_t *listing = p ? rx_list(ctx, p) : NULL;
     if (listing) {
@@ -254,9 +256,10 @@ static void list_contents(struct case_ctx *ctx)
         const char *mt =
             json_string_value(json_object_get(listing_entry(listing, "b.txt"), "modified_at"));
         long long secs = 0;
-        CASE_CHECK(ctx, rfc3339_seconds(mt, &secs) && secs == 1304665689,
-                   "modified_at of b.txt equal to its mtime, 2011-05-06T07:08:09Z (any offset)",
-                   "%s", mt ? mt : "(none)");
+        if (touched)
+            CASE_CHECK(ctx, rfc3339_seconds(mt, &secs) && secs == 1304665689,
+                       "modified_at of b.txt equal to its mtime, 2011-05-06T07:08:09Z (any offset)",
+                       "%s", mt ? mt : "(none)");
     }
     json_decref(listing);
     free(p);
