@@ -24,11 +24,12 @@
 #define IGNORE_TERM "trap '' TERM; echo ready; while :; do sleep 1; done"
 
 /* A leader and a child in its group, each of which reports SIGTERM and
- * ends: the child hears it only when the whole group is signalled. */
+ * ends: the child hears it only when the whole group is signalled. The
+ * child says ready once its own trap is set (the leader's is set first). */
 #define POLITE_GROUP                                                                               \
     "trap 'echo got-term; exit 7' TERM; "                                                          \
-    "(trap 'echo child-term; exit 0' TERM; while :; do sleep 0.1; done) & "                        \
-    "echo ready; while :; do sleep 0.1; done"
+    "(trap 'echo child-term; exit 0' TERM; echo ready; while :; do sleep 0.1; done) & "            \
+    "while :; do sleep 0.1; done"
 
 static void shutdown_timeline(struct case_ctx *ctx)
 {
