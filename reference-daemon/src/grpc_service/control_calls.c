@@ -80,10 +80,15 @@ void write_stdin_on_request(struct sbx_grpc_server_call *call, const uint8_t *ms
     switch (req->payload_case) {
     case PROCESS__V1__WRITE_STDIN_REQUEST__PAYLOAD_INPUT:
         /* Fault injection: an empty input taken for eof. */
-        if (req->input.len == 0 && fault_active("stdin-empty-eof"))
+        if (req->input.len == 0 && fault_active("stdin-empty-eof")) {
             rc = proc_close_stdin(p, false, on_stdin_done, call);
-        else
+        } else if (req->input.len == 0 && fault_active("variant-empty-input-invalid")) {
+            /* Legal variant: the answer to an empty input is not fixed. */
+            sbx_grpc_server_call_finish(call, SBX_GRPC_INVALID_ARGUMENT, "empty input");
+            goto out;
+        } else {
             rc = proc_write_stdin(p, req->input.data, req->input.len, on_stdin_done, call);
+        }
         break;
     case PROCESS__V1__WRITE_STDIN_REQUEST__PAYLOAD_EOF:
         if (fault_active("stdin-ignore-eof")) {
