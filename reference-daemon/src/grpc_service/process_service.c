@@ -30,6 +30,9 @@ int svc_launch(struct process_service *svc, const struct launch_spec *spec,
              snprintf(host, sizeof(host), "%s/%s", svc->root_abs, spec->cwd ? spec->cwd : "") <
                  (int)sizeof(host))
         cwd_fd = open(host, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    /* Fault injection: Start ignores cwd and runs in the root. */
+    else if (fault_active("start-cwd-ignore") && mode->stdin_mode == SPAWN_STDIN_PIPE)
+        cwd_fd = cwd_open(svc->st->root_fd, svc->root_abs, "");
     else
         cwd_fd = cwd_open(svc->st->root_fd, svc->root_abs, spec->cwd);
     if (cwd_fd < 0) {
