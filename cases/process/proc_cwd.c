@@ -85,6 +85,19 @@ static void cwd_relative(struct case_ctx *ctx)
     snprintf(cwd, sizeof cwd, "%s/n1/../n1/n2/n3", d);
     runs_in(ctx, cwd, "m", token, "a relative cwd with a `..` that stays inside the root");
 
+    /* Start resolves cwd the same way. */
+    snprintf(cwd, sizeof cwd, "%s/n1/n2/n3", d);
+    struct proc_spec sspec = {.argv = PU_ARGV("cat", "m"), .cwd = cwd};
+    struct pu_stream ps = {.label = "Start of `cat m` in a nested relative cwd"};
+    if (pu_start(ctx, &ps, &sspec, NULL, 10000) && pu_finish(&ps, 10000))
+        CASE_CHECK(ctx,
+                   ps.exit_code == 0 && ps.out_len == strlen(token) &&
+                       memcmp(ps.out, token, ps.out_len) == 0,
+                   "Start: a nested relative cwd resolved beneath the root",
+                   "exit_code %d, stdout %.*s", (int)ps.exit_code, (int)ps.out_len,
+                   ps.out ? (const char *)ps.out : "");
+    pu_free(&ps);
+
     /* The process's own view: pwd ends with the case directory. */
     snprintf(cwd, sizeof cwd, "%s/n1/n2/n3", d);
     struct proc_spec spec = {.argv = PU_ARGV("sh", "-c", "pwd -P"), .cwd = cwd};
@@ -109,7 +122,8 @@ SBX_CASE(cwd_relative, .id = "P4-002",
          .catches = "cwd ignored, resolved against the daemon's directory, or nested paths "
                     "refused",
          .how = "creates markers in the case directory and three levels below, then reads "
-                "them through relative paths with several spellings of cwd");
+                "them through relative paths with several spellings of cwd (Execute), and "
+                "with a nested cwd through Start");
 
 /* An escaping cwd: PERMISSION_DENIED and no process (the command would
  * create an absolute marker file inside the case directory). */
