@@ -1,36 +1,10 @@
 /* The metadata prefix of a launched runtime (see meta_prefix.h). */
 #include "metadata/meta_prefix.h"
 
+#include "metadata/prefix_flag.h"
+
 #include <stdio.h>
 #include <string.h>
-
-#define FLAG "--metadata-env-prefix"
-
-bool meta_prefix_in_command(const char *command, char *out, size_t outlen)
-{
-    size_t fl = strlen(FLAG);
-    const char *found = NULL;
-    /* The last occurrence wins, as it does for the usual flag parsers. */
-    for (const char *p = strstr(command, FLAG); p; p = strstr(p + fl, FLAG)) {
-        bool word_start =
-            p == command || p[-1] == ' ' || p[-1] == '\t' || p[-1] == '\'' || p[-1] == '"';
-        if (word_start && (p[fl] == '=' || p[fl] == ' ' || p[fl] == '\t')) found = p;
-    }
-    if (!found) return false;
-    const char *v = found + fl;
-    if (*v == '=') {
-        v++;
-    } else {
-        while (*v == ' ' || *v == '\t')
-            v++;
-    }
-    char quote = (*v == '\'' || *v == '"') ? *v++ : '\0';
-    size_t n = quote ? strcspn(v, quote == '\'' ? "'" : "\"") : strcspn(v, " \t'\"");
-    if (n + 1 > outlen) return false;
-    memcpy(out, v, n);
-    out[n] = '\0';
-    return true;
-}
 
 /* The runner's --launch template from its own argv, into buf. */
 static bool launch_template(char *buf, size_t buflen)

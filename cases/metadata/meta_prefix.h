@@ -16,10 +16,4 @@
  * the template sets it. Static storage; valid for the case's lifetime. */
 const char *meta_launch_prefix(struct case_ctx *ctx);
 
-/* The value of --metadata-env-prefix in a command line (one flag word
- * followed by its value, or `--metadata-env-prefix=VALUE`; the value may
- * be quoted with ' or "). Copies it into out; false when the flag is absent
- * or its value does not fit. Exposed for unit tests. */
-bool meta_prefix_in_command(const char *command, char *out, size_t outlen);
-
 #endif
