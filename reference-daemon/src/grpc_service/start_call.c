@@ -114,7 +114,7 @@ static void send_chunk(struct start_call *c, enum proc_stream s, const uint8_t *
     c->chunks++;
     if (c->chunks == 3 && fault_active("drop-chunk")) return;
     if (c->chunks == 2 && fault_active("reorder-chunks")) {
-        c->held = malloc(n);
+        c->held = malloc(n ? n : 1); /* an empty event is held too */
         if (c->held) {
             memcpy(c->held, d, n);
             c->held_len = n;
