@@ -26,46 +26,23 @@
 #include "daemon_state.h"
 #include "rest_server.h"
 #include "rest_test_client.h"
+#include "rest_test_server.h"
 #include "fs_test_util.h"
 #include "test_parse.h"
 
-static struct fs_fixture fx;
-static struct daemon_config cfg;
-static struct daemon_state st;
-static struct rest_server *srv;
-static int port;
+static struct rest_test_server ts;
 
 static int group_setup(void **state)
 {
     (void)state;
-    umask(022);
-    curl_global_init(CURL_GLOBAL_DEFAULT);
-    if (fs_fixture_init(&fx) != 0) return -1;
-    memset(&cfg, 0, sizeof(cfg));
-    cfg.listen_host = "127.0.0.1";
-    cfg.rest_port = 0;
-    cfg.root_dir = fx.root;
-    cfg.metadata_prefix = "SBXIT_";
-    cfg.http_idle_timeout_ms = 10000;
-    st.cfg = &cfg;
-    st.root_fd = fx.root_fd;
-    clock_gettime(CLOCK_MONOTONIC, &st.started);
-    char err[256];
-    srv = rest_server_start(&st, err, sizeof(err));
-    if (!srv) {
-        fprintf(stderr, "rest_server_start: %s\n", err);
-        return -1;
-    }
-    port = st.bound_rest_port;
-    return port > 0 ? 0 : -1;
+    if (rest_test_server_start(&ts, "SBXIT_") != 0) return -1;
+    return 0;
 }
 
 static int group_teardown(void **state)
 {
     (void)state;
-    rest_server_stop(srv);
-    fs_fixture_free(&fx);
-    curl_global_cleanup();
+    rest_test_server_stop(&ts);
     return 0;
 }
 
@@ -74,7 +51,7 @@ static int group_teardown(void **state)
 static long req(const char *method, const char *target, const void *body, size_t len,
                 struct http_resp *r)
 {
-    assert_int_equal(http_do(port, method, target, body, len, NULL, r), 0);
+    assert_int_equal(http_do(ts.port, method, target, body, len, NULL, r), 0);
     return r->status;
 }
 
@@ -140,7 +117,7 @@ static mode_t mode_of(const char *rel)
 {
     char p[1024];
     struct stat sb;
-    snprintf(p, sizeof(p), "%s/%s", fx.root, rel);
+    snprintf(p, sizeof(p), "%s/%s", ts.fx.root, rel);
     assert_int_equal(lstat(p, &sb), 0);
     return sb.st_mode & 07777;
 }
@@ -150,7 +127,7 @@ static mode_t mode_of(const char *rel)
 static int temp_files_in(const char *rel)
 {
     char p[1024];
-    snprintf(p, sizeof(p), "%s/%s", fx.root, rel);
+    snprintf(p, sizeof(p), "%s/%s", ts.fx.root, rel);
     FILE *f = NULL;
     char cmd[1200];
     snprintf(cmd, sizeof(cmd), "ls -A '%s' | grep -c '^\\.sbx-tmp-'", p);
@@ -187,9 +164,9 @@ static void test_health(void **state)
     assert_true(json_is_integer(json_object_get(j, "uptime_seconds")));
     assert_true(json_integer_value(json_object_get(j, "uptime_seconds")) >= 0);
     json_decref(j);
-    atomic_store(&st.shutting_down, true);
+    atomic_store(&ts.st.shutting_down, true);
     expect_error("GET", "/v1/health", NULL, 503);
-    atomic_store(&st.shutting_down, false);
+    atomic_store(&ts.st.shutting_down, false);
     assert_int_equal(status_of("GET", "/v1/health", NULL), 200);
 }
 
@@ -289,7 +266,7 @@ static void test_put_modes(void **state)
         snprintf(t, sizeof(t), "/v1/files/modes/bad%zu?mode=%s", i, bad[i]);
         expect_error("PUT", t, "data", 400);
         snprintf(t, sizeof(t), "modes/bad%zu", i);
-        assert_false(fx_exists(fx.root, t));
+        assert_false(fx_exists(ts.fx.root, t));
     }
     /* An invalid mode leaves an existing file as it was. */
     expect_error("PUT", "/v1/files/modes/a?mode=999", "new", 400);
@@ -305,10 +282,10 @@ static void test_put_parents_and_dirs(void **state)
     expect_error("PUT", "/v1/files/p1/p2", "x", 400);
     expect_error("PUT", "/v1/files/", "x", 400);
     expect_error("PUT", "/v1/files/p1/p2/p3/leaf.txt/under", "x", 409);
-    fx_symlink("nothere", fx.root, "p1/dangling_dir");
+    fx_symlink("nothere", ts.fx.root, "p1/dangling_dir");
     long s = status_of("PUT", "/v1/files/p1/dangling_dir/f", "x");
     assert_true(s == 400 || s == 409);
-    assert_false(fx_exists(fx.root, "p1/nothere"));
+    assert_false(fx_exists(ts.fx.root, "p1/nothere"));
 }
 
 static void put_multipart(const char *target, const char *content, size_t len, const char *field,
@@ -325,7 +302,7 @@ static void put_multipart(const char *target, const char *content, size_t len, c
     curl_mime_filename(part, "upload.bin");
     curl_mime_data(part, content, len);
     char url[512];
-    snprintf(url, sizeof(url), "http://127.0.0.1:%d%s", port, target);
+    snprintf(url, sizeof(url), "http://127.0.0.1:%d%s", ts.port, target);
     curl_easy_setopt(c, CURLOPT_URL, url);
     curl_easy_setopt(c, CURLOPT_MIMEPOST, mime);
     curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, "PUT");
@@ -354,25 +331,25 @@ static void test_put_multipart(void **state)
 
     put_multipart("/v1/files/mp/none.bin", "x", 1, "notfile", &r);
     assert_int_equal(r.status, 400);
-    assert_false(fx_exists(fx.root, "mp/none.bin"));
+    assert_false(fx_exists(ts.fx.root, "mp/none.bin"));
 
     const char *hdr[] = {"Content-Type: multipart/form-data; boundary=BB", NULL};
     const char trunc[] = "--BB\r\nContent-Disposition: form-data; name=\"file\"\r\n\r\npartial";
     assert_int_equal(
-        http_do(port, "PUT", "/v1/files/mp/one.bin", trunc, sizeof(trunc) - 1, hdr, &r), 0);
+        http_do(ts.port, "PUT", "/v1/files/mp/one.bin", trunc, sizeof(trunc) - 1, hdr, &r), 0);
     assert_error(&r, 400);
     http_resp_free(&r);
     req("GET", "/v1/files/mp/one.bin", NULL, 0, &g);
     assert_int_equal(g.len, sizeof(bin) - 1); /* old content kept */
     http_resp_free(&g);
     const char bad[] = "--BB\r\nno header colon\r\n\r\nx\r\n--BB--\r\n";
-    assert_int_equal(http_do(port, "PUT", "/v1/files/mp/bad.bin", bad, sizeof(bad) - 1, hdr, &r),
+    assert_int_equal(http_do(ts.port, "PUT", "/v1/files/mp/bad.bin", bad, sizeof(bad) - 1, hdr, &r),
                      0);
     assert_error(&r, 400);
     http_resp_free(&r);
-    assert_false(fx_exists(fx.root, "mp/bad.bin"));
+    assert_false(fx_exists(ts.fx.root, "mp/bad.bin"));
     const char *nob[] = {"Content-Type: multipart/form-data", NULL};
-    assert_int_equal(http_do(port, "PUT", "/v1/files/mp/nob.bin", "x", 1, nob, &r), 0);
+    assert_int_equal(http_do(ts.port, "PUT", "/v1/files/mp/nob.bin", "x", 1, nob, &r), 0);
     assert_error(&r, 400);
     http_resp_free(&r);
     assert_int_equal(temp_files_in("mp"), 0);
@@ -391,7 +368,7 @@ static void test_get_ranges_and_head(void **state)
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         const char *h[] = {cases[i].range, NULL};
         struct http_resp r;
-        assert_int_equal(http_do(port, "GET", "/v1/files/rng/digits", NULL, 0, h, &r), 0);
+        assert_int_equal(http_do(ts.port, "GET", "/v1/files/rng/digits", NULL, 0, h, &r), 0);
         assert_int_equal(r.status, 206);
         assert_string_equal(r.body, cases[i].body);
         assert_string_equal(r.content_range, cases[i].cr);
@@ -399,7 +376,7 @@ static void test_get_ranges_and_head(void **state)
     }
     const char *h[] = {"Range: bytes=10-", NULL};
     struct http_resp r;
-    assert_int_equal(http_do(port, "GET", "/v1/files/rng/digits", NULL, 0, h, &r), 0);
+    assert_int_equal(http_do(ts.port, "GET", "/v1/files/rng/digits", NULL, 0, h, &r), 0);
     assert_int_equal(r.status, 416);
     assert_string_equal(r.content_range, "bytes */10");
     http_resp_free(&r);
@@ -424,14 +401,14 @@ static void test_listing(void **state)
     put_ok("/v1/files/ls/b.txt?mode=0600", "bb");
     put_ok("/v1/files/ls/a.txt", "a");
     put_ok("/v1/files/ls/sub/c", "ccc");
-    fx_symlink("a.txt", fx.root, "ls/link_file");
-    fx_symlink("sub", fx.root, "ls/link_dir");
+    fx_symlink("a.txt", ts.fx.root, "ls/link_file");
+    fx_symlink("sub", ts.fx.root, "ls/link_dir");
     char abs[600];
-    snprintf(abs, sizeof(abs), "%s/secret", fx.outside);
-    fx_write(fx.outside, "secret", "OUTSIDE!");
-    fx_symlink(abs, fx.root, "ls/out_abs");
-    fx_symlink("../../outside/secret", fx.root, "ls/out_rel");
-    fx_symlink("missing", fx.root, "ls/dangling");
+    snprintf(abs, sizeof(abs), "%s/secret", ts.fx.outside);
+    fx_write(ts.fx.outside, "secret", "OUTSIDE!");
+    fx_symlink(abs, ts.fx.root, "ls/out_abs");
+    fx_symlink("../../outside/secret", ts.fx.root, "ls/out_rel");
+    fx_symlink("missing", ts.fx.root, "ls/dangling");
     long s;
     json_t *j = get_json("/v1/files/ls", &s);
     assert_int_equal(s, 200);
@@ -484,19 +461,19 @@ static void test_delete(void **state)
     put_ok("/v1/files/del/tree/a/b/c", "x");
     put_ok("/v1/files/del/tree/d", "x");
     assert_int_equal(status_of("DELETE", "/v1/files/del/f", NULL), 204);
-    assert_false(fx_exists(fx.root, "del/f"));
+    assert_false(fx_exists(ts.fx.root, "del/f"));
     expect_error("DELETE", "/v1/files/del/f", NULL, 404);
     expect_error("DELETE", "/v1/files/del/tree", NULL, 409);
     expect_error("DELETE", "/v1/files/del/tree?recursive=", NULL, 409);
     expect_error("DELETE", "/v1/files/del/tree?recursive=false", NULL, 409);
     expect_error("DELETE", "/v1/files/del/tree?recursive=banana", NULL, 400);
-    assert_true(fx_exists(fx.root, "del/tree/a/b/c"));
+    assert_true(fx_exists(ts.fx.root, "del/tree/a/b/c"));
     assert_int_equal(status_of("DELETE", "/v1/files/del/tree?recursive=true", NULL), 204);
-    assert_false(fx_exists(fx.root, "del/tree"));
+    assert_false(fx_exists(ts.fx.root, "del/tree"));
     put_ok("/v1/files/del/emptyd/x", "x");
     assert_int_equal(status_of("DELETE", "/v1/files/del/emptyd/x", NULL), 204);
     assert_int_equal(status_of("DELETE", "/v1/files/del/emptyd", NULL), 204);
-    assert_false(fx_exists(fx.root, "del/emptyd"));
+    assert_false(fx_exists(ts.fx.root, "del/emptyd"));
 }
 
 static void test_delete_root(void **state)
@@ -508,9 +485,9 @@ static void test_delete_root(void **state)
     put_ok("/v1/files/rootdel/a/b", "x");
     assert_int_equal(status_of("DELETE", "/v1/files/?recursive=true", NULL), 204);
     struct stat sb;
-    assert_int_equal(stat(fx.root, &sb), 0);
-    assert_int_equal(fx_count(fx.root, ""), 0);
-    assert_true(fx_exists(fx.outside, "secret"));
+    assert_int_equal(stat(ts.fx.root, &sb), 0);
+    assert_int_equal(fx_count(ts.fx.root, ""), 0);
+    assert_true(fx_exists(ts.fx.outside, "secret"));
 }
 
 static void test_percent_decoding(void **state)
@@ -519,10 +496,10 @@ static void test_percent_decoding(void **state)
     put_ok("/v1/files/enc%2Fsub%2Ffile", "slash");
     get_expect("/v1/files/enc/sub/file", "slash");
     put_ok("/v1/files/enc/sp%20ace%3F%23%25%C3%A9", "odd");
-    assert_true(fx_exists(fx.root, "enc/sp ace?#%\xc3\xa9"));
+    assert_true(fx_exists(ts.fx.root, "enc/sp ace?#%\xc3\xa9"));
     get_expect("/v1/files/enc/sp%20ace%3F%23%25%C3%A9", "odd");
     put_ok("/v1/files/enc/%252e%252e", "dd");
-    assert_true(fx_exists(fx.root, "enc/%2e%2e"));
+    assert_true(fx_exists(ts.fx.root, "enc/%2e%2e"));
     long s;
     json_t *j = get_json("/v1/files/enc", &s);
     json_t *entries = json_object_get(j, "entries");
@@ -547,9 +524,9 @@ static void test_unresolvable(void **state)
 {
     (void)state;
     put_ok("/v1/files/unres/a.txt", "a");
-    fx_symlink("l2", fx.root, "unres/l1");
-    fx_symlink("l1", fx.root, "unres/l2");
-    fx_symlink("gone", fx.root, "unres/dang");
+    fx_symlink("l2", ts.fx.root, "unres/l1");
+    fx_symlink("l1", ts.fx.root, "unres/l2");
+    fx_symlink("gone", ts.fx.root, "unres/dang");
     expect_error("GET", "/v1/files/unres/a.txt/x", NULL, 404);
     expect_error("GET", "/v1/files/unres/l1", NULL, 404);
     expect_error("GET", "/v1/files/unres/dang/x", NULL, 404);
@@ -586,19 +563,19 @@ static void test_routes(void **state)
 
 static void plant_outside(void)
 {
-    fx_write(fx.outside, "secret", "OUTSIDE!");
-    fx_mkdir(fx.outside, "odir");
-    fx_write(fx.outside, "odir/inner", "OUTSIDE!");
+    fx_write(ts.fx.outside, "secret", "OUTSIDE!");
+    fx_mkdir(ts.fx.outside, "odir");
+    fx_write(ts.fx.outside, "odir/inner", "OUTSIDE!");
 }
 
 static void assert_outside_intact(void)
 {
     char buf[64];
-    assert_int_equal(fx_read(fx.outside, "secret", buf, sizeof(buf)), 8);
+    assert_int_equal(fx_read(ts.fx.outside, "secret", buf, sizeof(buf)), 8);
     assert_string_equal(buf, "OUTSIDE!");
-    assert_int_equal(fx_read(fx.outside, "odir/inner", buf, sizeof(buf)), 8);
-    assert_int_equal(fx_count(fx.outside, ""), 2);
-    assert_int_equal(fx_count(fx.outside, "odir"), 1);
+    assert_int_equal(fx_read(ts.fx.outside, "odir/inner", buf, sizeof(buf)), 8);
+    assert_int_equal(fx_count(ts.fx.outside, ""), 2);
+    assert_int_equal(fx_count(ts.fx.outside, "odir"), 1);
 }
 
 static void test_traversal(void **state)
@@ -624,13 +601,13 @@ static void test_traversal(void **state)
     assert_outside_intact();
     /* Absolute-looking paths stay beneath the root. */
     char target[1024];
-    snprintf(target, sizeof(target), "/v1/files/%s/secret", fx.outside);
+    snprintf(target, sizeof(target), "/v1/files/%s/secret", ts.fx.outside);
     expect_error("GET", target, NULL, 404);
-    snprintf(target, sizeof(target), "/v1/files/%%2F%s/secret", fx.outside + 1);
+    snprintf(target, sizeof(target), "/v1/files/%%2F%s/secret", ts.fx.outside + 1);
     expect_error("GET", target, NULL, 404);
     expect_error("GET", "/v1/files//etc/passwd", NULL, 404);
     put_ok("/v1/files//abs/x", "in");
-    assert_true(fx_exists(fx.root, "abs/x"));
+    assert_true(fx_exists(ts.fx.root, "abs/x"));
     assert_outside_intact();
 }
 
@@ -639,15 +616,15 @@ static void test_symlinks_out(void **state)
     (void)state;
     plant_outside();
     char abs[600];
-    fx_mkdir(fx.root, "sl");
-    snprintf(abs, sizeof(abs), "%s/secret", fx.outside);
-    fx_symlink(abs, fx.root, "sl/abs_file");
-    fx_symlink("../../outside/secret", fx.root, "sl/rel_file");
-    snprintf(abs, sizeof(abs), "%s/odir", fx.outside);
-    fx_symlink(abs, fx.root, "sl/abs_dir");
-    fx_symlink("../../outside/odir", fx.root, "sl/rel_dir");
-    fx_symlink("rel_file", fx.root, "sl/chain");
-    fx_symlink("../../outside/nothere", fx.root, "sl/dangling_out");
+    fx_mkdir(ts.fx.root, "sl");
+    snprintf(abs, sizeof(abs), "%s/secret", ts.fx.outside);
+    fx_symlink(abs, ts.fx.root, "sl/abs_file");
+    fx_symlink("../../outside/secret", ts.fx.root, "sl/rel_file");
+    snprintf(abs, sizeof(abs), "%s/odir", ts.fx.outside);
+    fx_symlink(abs, ts.fx.root, "sl/abs_dir");
+    fx_symlink("../../outside/odir", ts.fx.root, "sl/rel_dir");
+    fx_symlink("rel_file", ts.fx.root, "sl/chain");
+    fx_symlink("../../outside/nothere", ts.fx.root, "sl/dangling_out");
     const char *reads[] = {"/v1/files/sl/abs_file",     "/v1/files/sl/rel_file",
                            "/v1/files/sl/chain",        "/v1/files/sl/abs_dir",
                            "/v1/files/sl/rel_dir",      "/v1/files/sl/abs_dir/inner",
@@ -667,13 +644,13 @@ static void test_symlinks_out(void **state)
     assert_outside_intact();
     /* A recursive delete of a tree holding links out removes only links. */
     put_ok("/v1/files/sl2/keep", "x");
-    fx_symlink(abs, fx.root, "sl2/to_odir");
+    fx_symlink(abs, ts.fx.root, "sl2/to_odir");
     assert_int_equal(status_of("DELETE", "/v1/files/sl2?recursive=true", NULL), 204);
-    assert_false(fx_exists(fx.root, "sl2"));
+    assert_false(fx_exists(ts.fx.root, "sl2"));
     assert_outside_intact();
     /* Links that stay inside work. */
     put_ok("/v1/files/sl3/real", "real");
-    fx_symlink("real", fx.root, "sl3/alias");
+    fx_symlink("real", ts.fx.root, "sl3/alias");
     get_expect("/v1/files/sl3/alias", "real");
     put_ok("/v1/files/sl3/alias", "through");
     get_expect("/v1/files/sl3/real", "through");
@@ -704,7 +681,7 @@ static void test_odd_paths(void **state)
     assert_true(s >= 400 && s < 500);
     /* A backslash and overlong UTF-8 are bytes of a name. */
     put_ok("/v1/files/odd/back%5Cslash", "b");
-    assert_true(fx_exists(fx.root, "odd/back\\slash"));
+    assert_true(fx_exists(ts.fx.root, "odd/back\\slash"));
     s = status_of("PUT", "/v1/files/odd/%c0%ae%c0%ae/x", "c");
     assert_true(s == 204 || (s >= 400 && s < 500));
     s = status_of("GET", "/v1/files/odd/..%5c..%5coutside%5csecret", NULL);
@@ -717,8 +694,8 @@ static void test_special_files(void **state)
 {
     (void)state;
     char p[600];
-    fx_mkdir(fx.root, "sp");
-    snprintf(p, sizeof(p), "%s/sp/fifo", fx.root);
+    fx_mkdir(ts.fx.root, "sp");
+    snprintf(p, sizeof(p), "%s/sp/fifo", ts.fx.root);
     assert_int_equal(mkfifo(p, 0644), 0);
     expect_error("GET", "/v1/files/sp/fifo", NULL, 400);
     struct http_resp r;
@@ -752,7 +729,7 @@ static void *writer(void *arg)
     memset(buf, 'A' + w->id, VERSION_SIZE);
     for (int i = 0; i < w->rounds; i++) {
         struct http_resp r;
-        if (http_do(port, "PUT", w->target, buf, VERSION_SIZE, NULL, &r) == 0 && r.status == 204)
+        if (http_do(ts.port, "PUT", w->target, buf, VERSION_SIZE, NULL, &r) == 0 && r.status == 204)
             w->ok++;
         http_resp_free(&r);
     }
@@ -780,7 +757,7 @@ static void test_write_read_concurrency(void **state)
     int reads = 0;
     for (int i = 0; i < 60; i++) {
         struct http_resp r;
-        if (http_do(port, "GET", "/v1/files/cc/target", NULL, 0, NULL, &r) == 0 &&
+        if (http_do(ts.port, "GET", "/v1/files/cc/target", NULL, 0, NULL, &r) == 0 &&
             r.status == 200 && r.len > 0) {
             assert_int_equal(r.len, VERSION_SIZE);
             assert_true(uniform(r.body, r.len));
@@ -847,7 +824,7 @@ static void *download(void *arg)
     struct slow_reader *s = arg;
     CURL *c = curl_easy_init();
     char url[256];
-    snprintf(url, sizeof(url), "http://127.0.0.1:%d/v1/files/c4/big", port);
+    snprintf(url, sizeof(url), "http://127.0.0.1:%d/v1/files/c4/big", ts.port);
     curl_easy_setopt(c, CURLOPT_URL, url);
     curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, slow_body);
     curl_easy_setopt(c, CURLOPT_WRITEDATA, s);
@@ -916,7 +893,7 @@ static void *trickle_upload(void *arg)
     struct trickle *t = arg;
     CURL *c = curl_easy_init();
     char url[256];
-    snprintf(url, sizeof(url), "http://127.0.0.1:%d/v1/files/c5/slow", port);
+    snprintf(url, sizeof(url), "http://127.0.0.1:%d/v1/files/c5/slow", ts.port);
     struct curl_slist *hl = curl_slist_append(NULL, "Expect:");
     curl_easy_setopt(c, CURLOPT_URL, url);
     curl_easy_setopt(c, CURLOPT_UPLOAD, 1L);
@@ -961,7 +938,7 @@ static void test_abandoned_upload(void **state)
     const char head[] = "PUT /v1/files/ab/keep HTTP/1.1\r\nHost: x\r\n"
                         "Content-Length: 100000\r\n\r\npartial body";
     char out[256];
-    raw_exchange(port, head, sizeof(head) - 1, out, sizeof(out), 300);
+    raw_exchange(ts.port, head, sizeof(head) - 1, out, sizeof(out), 300);
     for (int i = 0; i < 200 && temp_files_in("ab") > 0; i++)
         usleep(10000);
     assert_int_equal(temp_files_in("ab"), 0);
@@ -988,9 +965,9 @@ static void *stop_thread(void *arg)
 static void test_stop_with_idle_connection(void **state)
 {
     (void)state;
-    struct daemon_config c2 = cfg;
+    struct daemon_config c2 = ts.cfg;
     c2.http_idle_timeout_ms = 60000;
-    struct daemon_state s2 = {.cfg = &c2, .root_fd = fx.root_fd, .started = st.started};
+    struct daemon_state s2 = {.cfg = &c2, .root_fd = ts.fx.root_fd, .started = ts.st.started};
     char err[256];
     struct stopper sp = {rest_server_start(&s2, err, sizeof(err)), 0};
     assert_non_null(sp.srv);
@@ -1055,8 +1032,8 @@ static void *swap_loop(void *arg)
 {
     struct swapper *s = arg;
     char a[700], b[700];
-    snprintf(a, sizeof(a), "%s/race/d", fx.root);
-    snprintf(b, sizeof(b), "%s/race/link", fx.root);
+    snprintf(a, sizeof(a), "%s/race/d", ts.fx.root);
+    snprintf(b, sizeof(b), "%s/race/link", ts.fx.root);
     for (int i = 0; i < 5000000 && !atomic_load(&s->stop); i++)
         renameat2(AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE);
     return NULL;
@@ -1068,9 +1045,9 @@ static void test_race_swap(void **state)
     plant_outside();
     put_ok("/v1/files/race/d/secret", "inside!!");
     char abs[600];
-    snprintf(abs, sizeof(abs), "%s/odir", fx.outside);
-    fx_symlink(abs, fx.root, "race/link");
-    fx_write(fx.outside, "odir/secret", "OUTSIDE!");
+    snprintf(abs, sizeof(abs), "%s/odir", ts.fx.outside);
+    fx_symlink(abs, ts.fx.root, "race/link");
+    fx_write(ts.fx.outside, "odir/secret", "OUTSIDE!");
     struct swapper s = {0};
     pthread_t th;
     assert_int_equal(pthread_create(&th, NULL, swap_loop, &s), 0);
@@ -1079,13 +1056,13 @@ static void test_race_swap(void **state)
     int ok = 0;
     for (int i = 0; i < 3000; i++) {
         struct http_resp r;
-        http_do(port, "GET", "/v1/files/race/d/secret", NULL, 0, NULL, &r);
+        http_do(ts.port, "GET", "/v1/files/race/d/secret", NULL, 0, NULL, &r);
         if (r.status == 200) {
             assert_string_equal(r.body, "inside!!");
             ok++;
         }
         http_resp_free(&r);
-        http_do(port, "PUT", "/v1/files/race/d/written", "x", 1, NULL, &r);
+        http_do(ts.port, "PUT", "/v1/files/race/d/written", "x", 1, NULL, &r);
         http_resp_free(&r);
         clock_gettime(CLOCK_MONOTONIC, &now);
         if (now.tv_sec - t0.tv_sec >= 3) break;
@@ -1093,12 +1070,12 @@ static void test_race_swap(void **state)
     atomic_store(&s.stop, 1);
     pthread_join(th, NULL);
     printf("race: %d reads inside\n", ok);
-    assert_false(fx_exists(fx.outside, "odir/written"));
+    assert_false(fx_exists(ts.fx.outside, "odir/written"));
     char buf[64];
-    assert_int_equal(fx_read(fx.outside, "odir/secret", buf, sizeof(buf)), 8);
+    assert_int_equal(fx_read(ts.fx.outside, "odir/secret", buf, sizeof(buf)), 8);
     assert_string_equal(buf, "OUTSIDE!");
     /* remove the extra file so later checks of the outside count hold */
     char p[700];
-    snprintf(p, sizeof(p), "%s/odir/secret", fx.outside);
+    snprintf(p, sizeof(p), "%s/odir/secret", ts.fx.outside);
     unlink(p);
 }

@@ -24,31 +24,15 @@
 #include "fs_test_util.h"
 #include "rest_server.h"
 #include "rest_test_client.h"
+#include "rest_test_server.h"
 
-static struct fs_fixture fx;
-static struct daemon_config cfg;
-static struct daemon_state st;
-static struct rest_server *srv;
-static int port;
+static struct rest_test_server ts;
 
 static int group_setup(void **state)
 {
     (void)state;
-    umask(022);
-    curl_global_init(CURL_GLOBAL_DEFAULT);
-    if (fs_fixture_init(&fx) != 0) return -1;
-    cfg.listen_host = "127.0.0.1";
-    cfg.root_dir = fx.root;
-    cfg.metadata_prefix = "SBXFT_";
-    cfg.http_idle_timeout_ms = 10000;
-    st.cfg = &cfg;
-    st.root_fd = fx.root_fd;
-    clock_gettime(CLOCK_MONOTONIC, &st.started);
-    char err[256];
-    srv = rest_server_start(&st, err, sizeof(err));
-    if (!srv) return -1;
-    port = st.bound_rest_port;
-    fx_write(fx.outside, "secret", "OUTSIDE!");
+    if (rest_test_server_start(&ts, "SBXFT_") != 0) return -1;
+    fx_write(ts.fx.outside, "secret", "OUTSIDE!");
     return 0;
 }
 
@@ -56,9 +40,7 @@ static int group_teardown(void **state)
 {
     (void)state;
     fault_configure(NULL);
-    rest_server_stop(srv);
-    fs_fixture_free(&fx);
-    curl_global_cleanup();
+    rest_test_server_stop(&ts);
     return 0;
 }
 
@@ -79,9 +61,9 @@ static void both(const char *fault, const char *method, const char *target, cons
 {
     size_t len = body ? strlen(body) : 0;
     fault_configure(NULL);
-    assert_int_equal(http_do(port, method, target, body, len, hdrs, &p->off), 0);
+    assert_int_equal(http_do(ts.port, method, target, body, len, hdrs, &p->off), 0);
     fault_configure(fault);
-    assert_int_equal(http_do(port, method, target, body, len, hdrs, &p->on), 0);
+    assert_int_equal(http_do(ts.port, method, target, body, len, hdrs, &p->on), 0);
     fault_configure(NULL);
 }
 
@@ -94,7 +76,7 @@ static void pair_free(struct pair *p)
 static long do_status(const char *method, const char *target, const char *body)
 {
     struct http_resp r;
-    assert_int_equal(http_do(port, method, target, body, body ? strlen(body) : 0, NULL, &r), 0);
+    assert_int_equal(http_do(ts.port, method, target, body, body ? strlen(body) : 0, NULL, &r), 0);
     http_resp_free(&r);
     return r.status;
 }
@@ -103,7 +85,7 @@ static mode_t mode_of(const char *rel)
 {
     char p[1024];
     struct stat sb;
-    snprintf(p, sizeof(p), "%s/%s", fx.root, rel);
+    snprintf(p, sizeof(p), "%s/%s", ts.fx.root, rel);
     assert_int_equal(lstat(p, &sb), 0);
     return sb.st_mode & 0777;
 }
@@ -144,11 +126,11 @@ static void test_put_body_faults(void **state)
     assert_int_equal(do_status("PUT", "/v1/files/pb/trunc", big), 204);
     with_fault(NULL);
     struct http_resp r;
-    assert_int_equal(http_do(port, "GET", "/v1/files/pb/corrupt", NULL, 0, NULL, &r), 0);
+    assert_int_equal(http_do(ts.port, "GET", "/v1/files/pb/corrupt", NULL, 0, NULL, &r), 0);
     assert_int_equal(r.len, n);
     assert_true(memcmp(r.body, big, n) != 0);
     http_resp_free(&r);
-    assert_int_equal(http_do(port, "GET", "/v1/files/pb/trunc", NULL, 0, NULL, &r), 0);
+    assert_int_equal(http_do(ts.port, "GET", "/v1/files/pb/trunc", NULL, 0, NULL, &r), 0);
     assert_int_equal(r.len, 64 * 1024);
     http_resp_free(&r);
     free(big);
@@ -156,7 +138,7 @@ static void test_put_body_faults(void **state)
     assert_int_equal(do_status("PUT", "/v1/files/pb/inplace", "old"), 204);
     struct stat a, b;
     char p[700];
-    snprintf(p, sizeof(p), "%s/pb/inplace", fx.root);
+    snprintf(p, sizeof(p), "%s/pb/inplace", ts.fx.root);
     assert_int_equal(stat(p, &a), 0);
     with_fault("put-in-place");
     assert_int_equal(do_status("PUT", "/v1/files/pb/inplace", "new"), 204);
@@ -169,10 +151,10 @@ static void test_put_body_faults(void **state)
 
     with_fault("put-leave-temp");
     assert_int_equal(do_status("PUT", "/v1/files/lt/f", "x"), 204);
-    assert_true(fx_exists(fx.root, "lt/.sbx-tmp-stray"));
+    assert_true(fx_exists(ts.fx.root, "lt/.sbx-tmp-stray"));
     with_fault("put-status-200");
     assert_int_equal(do_status("PUT", "/v1/files/lt/g", "x"), 200);
-    fx_mkdir(fx.root, "lt/dir");
+    fx_mkdir(ts.fx.root, "lt/dir");
     with_fault("put-dir-500");
     assert_int_equal(do_status("PUT", "/v1/files/lt/dir", "x"), 500);
     with_fault(NULL);
@@ -193,7 +175,7 @@ static void test_multipart_faults(void **state)
     assert_int_equal(p.on.status, 204);
     pair_free(&p);
     struct http_resp r;
-    assert_int_equal(http_do(port, "GET", "/v1/files/mpf/raw", NULL, 0, NULL, &r), 0);
+    assert_int_equal(http_do(ts.port, "GET", "/v1/files/mpf/raw", NULL, 0, NULL, &r), 0);
     assert_non_null(strstr(r.body, "Content-Disposition"));
     http_resp_free(&r);
     both("multipart-missing-ok", "PUT", "/v1/files/mpf/none", nofile, hdr, &p);
@@ -238,7 +220,7 @@ static json_t *listing(const char *fault, const char *target)
 {
     fault_configure(fault);
     struct http_resp r;
-    assert_int_equal(http_do(port, "GET", target, NULL, 0, NULL, &r), 0);
+    assert_int_equal(http_do(ts.port, "GET", target, NULL, 0, NULL, &r), 0);
     fault_configure(NULL);
     json_t *j = json_loadb(r.body, r.len, 0, NULL);
     http_resp_free(&r);
@@ -257,10 +239,10 @@ static void test_list_faults(void **state)
     (void)state;
     assert_int_equal(do_status("PUT", "/v1/files/l/a", "a"), 204);
     assert_int_equal(do_status("PUT", "/v1/files/l/b", "b"), 204);
-    fx_symlink("a", fx.root, "l/c_link");
+    fx_symlink("a", ts.fx.root, "l/c_link");
     char abs[600];
-    snprintf(abs, sizeof(abs), "%s/secret", fx.outside);
-    fx_symlink(abs, fx.root, "l/d_out");
+    snprintf(abs, sizeof(abs), "%s/secret", ts.fx.outside);
+    fx_symlink(abs, ts.fx.root, "l/d_out");
     json_t *j = listing(NULL, "/v1/files/l");
     assert_int_equal(json_array_size(json_object_get(j, "entries")), 3);
     assert_string_equal(entry_field(j, 0, "name"), "a");
@@ -283,7 +265,7 @@ static void test_list_faults(void **state)
     j = listing("list-reveal-outside", "/v1/files/l");
     assert_int_equal(json_array_size(json_object_get(j, "entries")), 4);
     json_decref(j);
-    fx_mkdir(fx.root, "l/empty");
+    fx_mkdir(ts.fx.root, "l/empty");
     j = listing("list-null-entries", "/v1/files/l/empty");
     assert_true(json_is_null(json_object_get(j, "entries")));
     json_decref(j);
@@ -302,13 +284,13 @@ static void test_delete_faults(void **state)
     assert_int_equal(do_status("DELETE", "/v1/files/d/absent", NULL), 204);
     with_fault(NULL);
     assert_int_equal(do_status("DELETE", "/v1/files/d/absent", NULL), 404);
-    fx_write(fx.outside, "victim", "v");
+    fx_write(ts.fx.outside, "victim", "v");
     char abs[600];
-    snprintf(abs, sizeof(abs), "%s/victim", fx.outside);
-    fx_symlink(abs, fx.root, "d/link");
+    snprintf(abs, sizeof(abs), "%s/victim", ts.fx.outside);
+    fx_symlink(abs, ts.fx.root, "d/link");
     with_fault("delete-follow-symlink");
     assert_int_equal(do_status("DELETE", "/v1/files/d/link", NULL), 204);
-    assert_false(fx_exists(fx.outside, "victim"));
+    assert_false(fx_exists(ts.fx.outside, "victim"));
 }
 
 static void test_path_faults(void **state)
@@ -316,13 +298,13 @@ static void test_path_faults(void **state)
     (void)state;
     with_fault("decode-twice");
     assert_int_equal(do_status("PUT", "/v1/files/pf/%2541", "x"), 204);
-    assert_true(fx_exists(fx.root, "pf/A"));
+    assert_true(fx_exists(ts.fx.root, "pf/A"));
     with_fault("slash-not-separator");
     assert_int_equal(do_status("PUT", "/v1/files/pf/s%2Ft", "x"), 204);
-    assert_true(fx_exists(fx.root, "pf/s%2Ft"));
+    assert_true(fx_exists(ts.fx.root, "pf/s%2Ft"));
     with_fault("backslash-separator");
     assert_int_equal(do_status("PUT", "/v1/files/pf/b%5Cc", "x"), 204);
-    assert_true(fx_exists(fx.root, "pf/b/c"));
+    assert_true(fx_exists(ts.fx.root, "pf/b/c"));
     with_fault("nul-truncate");
     assert_int_equal(do_status("GET", "/v1/files/pf/A%00junk", NULL), 200);
     with_fault(NULL);
@@ -356,8 +338,8 @@ static void test_escape_faults(void **state)
     assert_string_equal(p.on.body, "OUTSIDE!");
     pair_free(&p);
     char abs[600];
-    snprintf(abs, sizeof(abs), "%s/secret", fx.outside);
-    fx_symlink(abs, fx.root, "out_link");
+    snprintf(abs, sizeof(abs), "%s/secret", ts.fx.outside);
+    fx_symlink(abs, ts.fx.root, "out_link");
     both("symlink-follow-out", "GET", "/v1/files/out_link", NULL, NULL, &p);
     assert_int_equal(p.off.status, 403);
     assert_string_equal(p.on.body, "OUTSIDE!");
@@ -368,13 +350,13 @@ static void test_escape_faults(void **state)
     assert_int_equal(p.off.status, 404);
     assert_string_equal(p.on.body, "OUTSIDE!");
     pair_free(&p);
-    snprintf(abs, sizeof(abs), "%s/created", fx.outside);
-    fx_symlink(abs, fx.root, "dangling_out");
+    snprintf(abs, sizeof(abs), "%s/created", ts.fx.outside);
+    fx_symlink(abs, ts.fx.root, "dangling_out");
     assert_int_equal(do_status("PUT", "/v1/files/dangling_out", "x"), 403);
-    assert_false(fx_exists(fx.outside, "created"));
+    assert_false(fx_exists(ts.fx.outside, "created"));
     with_fault("put-follow-dangling");
     assert_int_equal(do_status("PUT", "/v1/files/dangling_out", "x"), 204);
-    assert_true(fx_exists(fx.outside, "created"));
+    assert_true(fx_exists(ts.fx.outside, "created"));
     with_fault("toctou");
     assert_int_equal(do_status("GET", "/v1/files/%2e%2e/outside/secret", NULL), 403);
 }
@@ -383,14 +365,14 @@ static void test_fifo_fault(void **state)
 {
     (void)state;
     char p[700];
-    snprintf(p, sizeof(p), "%s/fifo", fx.root);
+    snprintf(p, sizeof(p), "%s/fifo", ts.fx.root);
     assert_int_equal(mkfifo(p, 0644), 0);
     assert_int_equal(do_status("GET", "/v1/files/fifo", NULL), 400);
     with_fault("fifo-block");
     const char req[] = "GET /v1/files/fifo HTTP/1.1\r\nHost: x\r\n\r\n";
     char out[256];
     /* No answer while the open waits for a writer. */
-    assert_int_equal(raw_exchange(port, req, sizeof(req) - 1, out, sizeof(out), 500), 0);
+    assert_int_equal(raw_exchange(ts.port, req, sizeof(req) - 1, out, sizeof(out), 500), 0);
     int w = open(p, O_WRONLY | O_NONBLOCK); /* releases the blocked open */
     for (int i = 0; i < 100 && w < 0; i++) {
         usleep(10000);
@@ -405,7 +387,7 @@ static json_t *metadata(const char *fault)
 {
     fault_configure(fault);
     struct http_resp r;
-    assert_int_equal(http_do(port, "GET", "/v1/metadata", NULL, 0, NULL, &r), 0);
+    assert_int_equal(http_do(ts.port, "GET", "/v1/metadata", NULL, 0, NULL, &r), 0);
     fault_configure(NULL);
     json_t *j = json_loadb(r.body, r.len, 0, NULL);
     http_resp_free(&r);
@@ -460,7 +442,7 @@ static void test_metadata_faults(void **state)
 static void test_health_faults(void **state)
 {
     (void)state;
-    st.started.tv_sec -= 100;
+    ts.st.started.tv_sec -= 100;
     struct pair p;
     both("health-no-uptime", "GET", "/v1/health", NULL, NULL, &p);
     assert_non_null(strstr(p.off.body, "uptime_seconds"));
@@ -470,9 +452,9 @@ static void test_health_faults(void **state)
     assert_null(strstr(p.off.body, "\"uptime_seconds\":0"));
     assert_non_null(strstr(p.on.body, "\"uptime_seconds\":0"));
     pair_free(&p);
-    atomic_store(&st.shutting_down, true);
+    atomic_store(&ts.st.shutting_down, true);
     both("health-never-503", "GET", "/v1/health", NULL, NULL, &p);
-    atomic_store(&st.shutting_down, false);
+    atomic_store(&ts.st.shutting_down, false);
     assert_int_equal(p.off.status, 503);
     assert_int_equal(p.on.status, 200);
     pair_free(&p);
@@ -486,7 +468,7 @@ static void test_serialize_fault(void **state)
     int fd = socket(AF_INET, SOCK_STREAM, 0);
     struct sockaddr_in sa = {0};
     sa.sin_family = AF_INET;
-    sa.sin_port = htons((unsigned short)port);
+    sa.sin_port = htons((unsigned short)ts.port);
     sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
     const char head[] = "PUT /v1/files/ser/f HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nab";
@@ -494,7 +476,7 @@ static void test_serialize_fault(void **state)
     usleep(200000);
     const char req[] = "GET /v1/health HTTP/1.1\r\nHost: x\r\n\r\n";
     char out[512];
-    assert_int_equal(raw_exchange(port, req, sizeof(req) - 1, out, sizeof(out), 500), 0);
+    assert_int_equal(raw_exchange(ts.port, req, sizeof(req) - 1, out, sizeof(out), 500), 0);
     close(fd); /* the upload ends; the lock is released */
     assert_int_equal(do_status("GET", "/v1/health", NULL), 200);
     with_fault(NULL);
@@ -508,8 +490,8 @@ static void test_delete_root_fault(void **state)
     assert_int_equal(do_status("DELETE", "/v1/files/?recursive=true", NULL), 204);
     with_fault(NULL);
     struct stat sb;
-    assert_int_equal(stat(fx.root, &sb), -1);
-    mkdir(fx.root, 0755); /* for the fixture's cleanup */
+    assert_int_equal(stat(ts.fx.root, &sb), -1);
+    mkdir(ts.fx.root, 0755); /* for the fixture's cleanup */
 }
 
 int main(void)
