@@ -296,15 +296,24 @@ static bool p_stdin_in_order(struct daemon *d)
     return ok;
 }
 
-static bool p_signal_group(struct daemon *d)
+/* Starts a shell whose background child (a grandchild of the daemon) lives
+ * in the shell's group; *gpid is that child's PID, remembered for clean-up. */
+static struct sbx_grpc_call *start_with_grandchild(struct daemon *d, int32_t *id, int *gpid)
 {
-    int32_t id;
     char text[32] = "";
     struct sbx_grpc_call *call =
         start_until(d, &(struct proc_req){.argv = ARGV("sh", "-c", "sleep 100 & echo $!; wait")},
-                    &id, text, sizeof(text));
-    int gpid = test_parse_pid(text);
-    remember(gpid);
+                    id, text, sizeof(text));
+    *gpid = test_parse_pid(text);
+    remember(*gpid);
+    return call;
+}
+
+static bool p_signal_group(struct daemon *d)
+{
+    int32_t id;
+    int gpid;
+    struct sbx_grpc_call *call = start_with_grandchild(d, &id, &gpid);
     h_signal(d->conn, id, SIG_TERM);
     struct stream_summary s;
     h_collect(call, 5000, &s);
@@ -409,12 +418,8 @@ static bool p_own_group(struct daemon *d)
 static bool p_cancel_kills(struct daemon *d)
 {
     int32_t id;
-    char text[32] = "";
-    struct sbx_grpc_call *call =
-        start_until(d, &(struct proc_req){.argv = ARGV("sh", "-c", "sleep 100 & echo $!; wait")},
-                    &id, text, sizeof(text));
-    int gpid = test_parse_pid(text);
-    remember(gpid);
+    int gpid;
+    struct sbx_grpc_call *call = start_with_grandchild(d, &id, &gpid);
     sbx_grpc_call_cancel(call);
     sbx_grpc_conn_pump(d->conn, 50);
     sbx_grpc_call_free(call);
