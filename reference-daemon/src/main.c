@@ -4,11 +4,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <netdb.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -124,10 +126,36 @@ static struct sbx_grpc_server *start_grpc(uv_loop_t *loop, struct daemon_state *
     return srv;
 }
 
+/* Fault injection (sweep-grpc-silent): the gRPC port completes TCP
+ * handshakes in the kernel's backlog but nothing ever accepts or answers. */
+static int listen_silent(const struct daemon_config *cfg)
+{
+    char port[16];
+    snprintf(port, sizeof(port), "%d", cfg->grpc_port);
+    struct addrinfo hints = {.ai_family = AF_UNSPEC,
+                             .ai_socktype = SOCK_STREAM,
+                             .ai_flags = AI_PASSIVE},
+                    *ai = NULL;
+    if (getaddrinfo(cfg->listen_host, port, &hints, &ai) != 0) return -1;
+    int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    int one = 1;
+    if (fd >= 0 && (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0 ||
+                    bind(fd, ai->ai_addr, ai->ai_addrlen) != 0 || listen(fd, 4096) != 0)) {
+        close(fd);
+        fd = -1;
+    }
+    freeaddrinfo(ai);
+    return fd; /* kept open, never accepted from, until the daemon exits */
+}
+
 static int listen_grpc(struct sbx_grpc_server *srv, struct daemon_state *st)
 {
     const struct daemon_config *cfg = st->cfg;
     char err[256];
+    if (fault_active("sweep-grpc-silent")) {
+        st->bound_grpc_port = cfg->grpc_port;
+        return listen_silent(cfg) < 0 ? -1 : 0;
+    }
     if (!fault_active("no-reflection") &&
         sbx_grpc_reflection_register(srv, sbx_process_descriptor_set,
                                      sbx_process_descriptor_set_len) != 0) {

@@ -221,6 +221,10 @@ void execute_on_request(struct sbx_grpc_server_call *call, const uint8_t *msg, s
         sbx_grpc_server_call_finish(call, SBX_GRPC_UNAVAILABLE, "the daemon is shutting down");
         return;
     }
+    if (fault_active("sweep-execute-fail")) {
+        sbx_grpc_server_call_finish(call, SBX_GRPC_UNIMPLEMENTED, "Execute is not implemented");
+        return;
+    }
     Process__V1__ExecuteRequest *req = process__v1__execute_request__unpack(NULL, len, msg);
     if (!req) {
         svc_reject_undecodable(call, "ExecuteRequest");

@@ -402,6 +402,10 @@ void start_on_request(struct sbx_grpc_server_call *call, const uint8_t *msg, siz
         sbx_grpc_server_call_finish(call, SBX_GRPC_UNAVAILABLE, "the daemon is shutting down");
         return;
     }
+    if (fault_active("sweep-start-fail")) {
+        sbx_grpc_server_call_finish(call, SBX_GRPC_INTERNAL, "cannot start processes");
+        return;
+    }
     Process__V1__StartRequest *req = process__v1__start_request__unpack(NULL, len, msg);
     if (!req) {
         svc_reject_undecodable(call, "StartRequest");

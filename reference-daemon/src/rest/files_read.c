@@ -245,5 +245,9 @@ enum MHD_Result files_get(struct rest_request *rq, struct MHD_Connection *c, boo
         close(fd);
         return rest_reply_error(c, 400, "not a regular file or directory");
     }
+    if (fault_active("sweep-get-404")) {
+        close(fd);
+        return rest_reply_error(c, 404, "no such file or directory");
+    }
     return serve_file(rq, c, fd, &sb);
 }

@@ -87,6 +87,13 @@ static enum MHD_Result route(struct rest_request *rq, struct MHD_Connection *c, 
                              const char *method, const char *upload_data, size_t *upload_size)
 {
     size_t plen = strlen(FILES_PREFIX);
+    bool is_put = strcmp(method, MHD_HTTP_METHOD_PUT) == 0;
+    if ((fault_active("sweep-rest-500") && strcmp(url, "/v1/health") != 0) ||
+        (fault_active("sweep-put-500") && is_put)) {
+        rq->started = true;
+        rq->responded = true;
+        return rest_reply_error(c, 500, "internal error");
+    }
     if (strncmp(url, FILES_PREFIX, plen) == 0 && (url[plen] == '/' || url[plen] == '\0'))
         return route_files(rq, c, url[plen] ? url + plen + 1 : "", method, upload_data,
                            upload_size);
