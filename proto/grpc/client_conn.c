@@ -19,6 +19,9 @@
 #define DEFAULT_CONN_WINDOW (16u << 20)
 #define DEFAULT_MAX_HEADER_LIST 65536u
 #define HEADER_ENTRY_OVERHEAD 32 /* RFC 7541 4.1 */
+/* A stream the server refused before processing it is sent again on the same
+ * connection this many times at most (gRPC's transparent retry). */
+#define MAX_REFUSED_RETRIES 3
 
 struct sbx_grpc_call {
     struct sbx_grpc_conn *conn;
@@ -33,8 +36,15 @@ struct sbx_grpc_call {
     struct sbx_grpc_result res;
     struct grpc_inbox inbox; /* received messages, read in place by next() */
     size_t unconsumed;       /* DATA bytes received and not yet acknowledged */
-    uint8_t *body;           /* request DATA payload */
+    uint8_t *body;           /* request DATA payload, kept until the server takes the
+                                stream (response headers) so a refused stream can be
+                                sent again */
     size_t body_len, body_off, max_frame;
+    nghttp2_nv *nv; /* request headers (one block with their bytes), kept for a retry */
+    size_t n_nv;
+    unsigned retries;
+    bool body_sent;     /* the last request DATA went out */
+    bool retry_pending; /* refused; to be sent again on a new stream */
     bool no_half_close;
     int64_t deadline_ms;
 };
@@ -48,6 +58,7 @@ struct sbx_grpc_conn {
     bool user_closed;
     char error[256];
     bool goaway;
+    bool peer_settings; /* the server's first SETTINGS arrived */
     int32_t goaway_last_id;
     uint32_t goaway_code;
     char *authority;
@@ -245,6 +256,8 @@ static int on_frame_recv(nghttp2_session *s, const nghttp2_frame *frame, void *u
         c->goaway_code = frame->goaway.error_code;
         return 0;
     }
+    if (frame->hd.type == NGHTTP2_SETTINGS && !(frame->hd.flags & NGHTTP2_FLAG_ACK))
+        c->peer_settings = true;
     struct sbx_grpc_call *call = frame->hd.stream_id ? stream_call(s, frame->hd.stream_id) : NULL;
     if (!call) return 0;
     if (frame->hd.type == NGHTTP2_RST_STREAM) {
@@ -256,6 +269,11 @@ static int on_frame_recv(nghttp2_session *s, const nghttp2_frame *frame, void *u
         if (frame->headers.cat == NGHTTP2_HCAT_RESPONSE) {
             call->response_headers_done = true;
             call->res.trailers_only = (frame->hd.flags & NGHTTP2_FLAG_END_STREAM) != 0;
+            /* The server took the stream: no retry from here on. */
+            if (call->body && call->body_sent) {
+                free(call->body);
+                call->body = NULL;
+            }
         }
     }
     if ((frame->hd.type == NGHTTP2_HEADERS || frame->hd.type == NGHTTP2_DATA) &&
@@ -331,6 +349,18 @@ static int on_stream_close(nghttp2_session *s, int32_t id, uint32_t error_code, 
     nghttp2_session_set_stream_user_data(s, id, NULL);
     c->active--;
     if (call->ended) return 0;
+    /* REFUSED_STREAM, from the peer or for a stream above a GOAWAY's last
+     * stream id, means the server did not process the request: gRPC clients
+     * send it again (transparent retry). Streams beyond the peer's
+     * concurrency limit before its SETTINGS arrived end so. */
+    bool refused = (call->rst_received ? call->res.rst_code : error_code) == NGHTTP2_REFUSED_STREAM;
+    if (refused && !call->response_headers_done) {
+        call->res.refused = true;
+        if (call->body && !c->goaway && !c->broken && call->retries < MAX_REFUSED_RETRIES) {
+            call->retry_pending = true;
+            return 0;
+        }
+    }
     if (call->rst_received)
         end_call(call, SBX_GRPC_END_RESET, rst_to_code(call->res.rst_code),
                  "stream reset by peer (HTTP/2 error %u: %s)", call->res.rst_code,
@@ -363,9 +393,11 @@ static ssize_t read_body(nghttp2_session *s, int32_t id, uint8_t *buf, size_t le
     if (call->body_off == call->body_len) {
         *data_flags |= NGHTTP2_DATA_FLAG_EOF;
         if (call->no_half_close) *data_flags |= NGHTTP2_DATA_FLAG_NO_END_STREAM;
-        free(call->body);
-        call->body = NULL;
-        call->body_len = call->body_off = 0;
+        call->body_sent = true;
+        if (call->response_headers_done) {
+            free(call->body);
+            call->body = NULL;
+        }
     }
     return (ssize_t)n;
 }
@@ -469,6 +501,24 @@ static int read_input(struct sbx_grpc_conn *c)
     return 0;
 }
 
+static int submit_stream(struct sbx_grpc_call *call);
+
+/* Sends refused calls again on new streams, or ends them when this
+ * connection takes no new streams (GOAWAY); the caller may then retry on
+ * another connection (result.refused). */
+static void resend_refused(struct sbx_grpc_conn *c)
+{
+    for (struct sbx_grpc_call *call = c->calls; call; call = call->next) {
+        if (!call->retry_pending) continue;
+        call->retry_pending = false;
+        if (call->ended) continue;
+        if (c->goaway || c->broken || submit_stream(call) < 0)
+            end_call(call, SBX_GRPC_END_CONNECTION, SBX_GRPC_UNAVAILABLE,
+                     "stream refused by the server (%s)",
+                     c->goaway ? "GOAWAY" : "cannot open another stream");
+    }
+}
+
 int sbx_grpc_conn_pump(struct sbx_grpc_conn *c, int wait_ms)
 {
     if (c->broken) return -1;
@@ -479,7 +529,9 @@ int sbx_grpc_conn_pump(struct sbx_grpc_conn *c, int wait_ms)
         return -1;
     }
     if (ready > 0 && read_input(c) < 0) return -1;
+    resend_refused(c);
     if (flush(c) < 0) return -1;
+    resend_refused(c);
     if (!nghttp2_session_want_read(c->session) && !nghttp2_session_want_write(c->session) &&
         c->out_off == c->out_len) {
         break_conn(c,
@@ -551,6 +603,19 @@ struct sbx_grpc_conn *sbx_grpc_conn_new(const struct sbx_grpc_transport_ops *ops
         set_err(err, err_len, "%s", c->error);
         sbx_grpc_conn_close(c);
         return NULL;
+    }
+    /* Wait for the server's SETTINGS, as gRPC clients do before the first
+     * call, so its stream limit is known: streams beyond it then queue here
+     * instead of being refused. A server that stays silent is given the
+     * calls anyway once the bound passes. */
+    int64_t until = sbx_grpc_now_ms() + (o.connect_timeout_ms ? o.connect_timeout_ms : 5000);
+    for (int64_t now = sbx_grpc_now_ms(); !c->peer_settings && now < until;
+         now = sbx_grpc_now_ms()) {
+        if (sbx_grpc_conn_pump(c, (int)(until - now)) < 0) {
+            set_err(err, err_len, "%s", c->error);
+            sbx_grpc_conn_close(c);
+            return NULL;
+        }
     }
     return c;
 }
@@ -634,14 +699,53 @@ int sbx_grpc_conn_send_raw(struct sbx_grpc_conn *c, const void *data, size_t len
 
 /* ---- calls ---------------------------------------------------------------- */
 
-static void add_nv(nghttp2_nv *nv, size_t *n, const char *name, const char *value)
+struct nv_text {
+    const char *name, *value;
+};
+
+/* The request headers in one block (array, then the bytes), so a refused
+ * stream can be sent again after the caller's strings are gone. */
+static nghttp2_nv *copy_headers(const struct nv_text *h, size_t n)
 {
-    nv[*n].name = (uint8_t *)(uintptr_t)name;
-    nv[*n].namelen = strlen(name);
-    nv[*n].value = (uint8_t *)(uintptr_t)value;
-    nv[*n].valuelen = strlen(value);
-    nv[*n].flags = NGHTTP2_NV_FLAG_NONE;
-    (*n)++;
+    size_t bytes = n * sizeof(nghttp2_nv);
+    for (size_t i = 0; i < n; i++)
+        bytes += strlen(h[i].name) + strlen(h[i].value) + 2;
+    nghttp2_nv *nv = malloc(bytes);
+    if (!nv) return NULL;
+    char *p = (char *)(nv + n);
+    for (size_t i = 0; i < n; i++) {
+        size_t nl = strlen(h[i].name), vl = strlen(h[i].value);
+        memcpy(p, h[i].name, nl + 1);
+        nv[i].name = (uint8_t *)p;
+        nv[i].namelen = nl;
+        p += nl + 1;
+        memcpy(p, h[i].value, vl + 1);
+        nv[i].value = (uint8_t *)p;
+        nv[i].valuelen = vl;
+        p += vl + 1;
+        nv[i].flags = NGHTTP2_NV_FLAG_NONE;
+    }
+    return nv;
+}
+
+/* Opens a stream for the call and queues its headers and body. */
+static int submit_stream(struct sbx_grpc_call *call)
+{
+    struct sbx_grpc_conn *c = call->conn;
+    nghttp2_data_provider prd = {.source.ptr = call, .read_callback = read_body};
+    int32_t id = nghttp2_submit_request(c->session, NULL, call->nv, call->n_nv, &prd, call);
+    if (id < 0) return id;
+    if (call->stream_id) call->retries++;
+    call->stream_id = id;
+    call->res.stream_id = id;
+    call->stream_open = true;
+    call->body_off = 0;
+    call->body_sent = false;
+    call->rst_received = false;
+    call->end_stream_seen = false;
+    call->header_bytes = 0;
+    c->active++;
+    return 0;
 }
 
 struct sbx_grpc_call *sbx_grpc_call_start(struct sbx_grpc_conn *c, const char *path,
@@ -686,43 +790,37 @@ struct sbx_grpc_call *sbx_grpc_call_start(struct sbx_grpc_conn *c, const char *p
 
     char tbuf[SBX_GRPC_TIMEOUT_BUFSZ];
     size_t max_nv = 8 + o.n_extra_headers;
-    nghttp2_nv *nv = calloc(max_nv, sizeof *nv);
-    if (!nv) {
-        free(call->body);
-        free(call);
-        set_err(err, err_len, "out of memory");
-        return NULL;
-    }
+    struct nv_text *h = calloc(max_nv, sizeof *h);
     size_t n = 0;
-    add_nv(nv, &n, ":method", o.method ? o.method : "POST");
-    add_nv(nv, &n, ":scheme", "http");
-    add_nv(nv, &n, ":path", path);
-    add_nv(nv, &n, ":authority", c->authority);
-    if (!o.omit_content_type)
-        add_nv(nv, &n, "content-type", o.content_type ? o.content_type : "application/grpc");
-    if (!o.omit_te) add_nv(nv, &n, "te", "trailers");
-    if (o.grpc_timeout_raw) {
-        add_nv(nv, &n, "grpc-timeout", o.grpc_timeout_raw);
-    } else if (o.timeout_ms) {
-        sbx_grpc_timeout_format((uint64_t)o.timeout_ms * 1000000ULL, tbuf);
-        add_nv(nv, &n, "grpc-timeout", tbuf);
+    if (h) {
+        h[n++] = (struct nv_text){":method", o.method ? o.method : "POST"};
+        h[n++] = (struct nv_text){":scheme", "http"};
+        h[n++] = (struct nv_text){":path", path};
+        h[n++] = (struct nv_text){":authority", c->authority};
+        if (!o.omit_content_type)
+            h[n++] = (struct nv_text){"content-type",
+                                      o.content_type ? o.content_type : "application/grpc"};
+        if (!o.omit_te) h[n++] = (struct nv_text){"te", "trailers"};
+        if (o.grpc_timeout_raw) {
+            h[n++] = (struct nv_text){"grpc-timeout", o.grpc_timeout_raw};
+        } else if (o.timeout_ms) {
+            sbx_grpc_timeout_format((uint64_t)o.timeout_ms * 1000000ULL, tbuf);
+            h[n++] = (struct nv_text){"grpc-timeout", tbuf};
+        }
+        for (size_t i = 0; i < o.n_extra_headers; i++)
+            h[n++] = (struct nv_text){o.extra_headers[i].name, o.extra_headers[i].value};
+        call->nv = copy_headers(h, n);
+        call->n_nv = n;
     }
-    for (size_t i = 0; i < o.n_extra_headers; i++)
-        add_nv(nv, &n, o.extra_headers[i].name, o.extra_headers[i].value);
-
-    nghttp2_data_provider prd = {.source.ptr = call, .read_callback = read_body};
-    int32_t id = nghttp2_submit_request(c->session, NULL, nv, n, &prd, call);
-    free(nv);
-    if (id < 0) {
+    free(h);
+    int rv = call->nv ? submit_stream(call) : NGHTTP2_ERR_NOMEM;
+    if (rv < 0) {
+        free(call->nv);
         free(call->body);
         free(call);
-        set_err(err, err_len, "cannot start stream: %s", nghttp2_strerror(id));
+        set_err(err, err_len, "cannot start stream: %s", nghttp2_strerror(rv));
         return NULL;
     }
-    call->stream_id = id;
-    call->res.stream_id = id;
-    call->stream_open = true;
-    c->active++;
     c->n_calls++;
     call->next = c->calls;
     if (c->calls) c->calls->prev = call;
@@ -818,6 +916,7 @@ void sbx_grpc_call_free(struct sbx_grpc_call *call)
     if (call->next) call->next->prev = call->prev;
     free_queue(call);
     free(call->body);
+    free(call->nv);
     inbox_free(&call->inbox);
     sbx_grpc_result_free(&call->res);
     free(call);

@@ -137,6 +137,10 @@ struct sbx_grpc_result {
     struct sbx_grpc_md *trailers;
     size_t n_trailers;
     uint32_t rst_code; /* RST_STREAM error code for END_RESET */
+    bool refused;      /* the server refused the stream unprocessed (REFUSED_STREAM, or a
+                          stream above a GOAWAY's last stream id): safe to send again. The
+                          client already does so on the same connection while it takes new
+                          streams; a call still ending so may be sent on a new connection */
     int32_t stream_id;
     size_t n_messages; /* response messages received */
     uint8_t *response; /* sbx_grpc_unary only: the first response message (malloc'd) */

@@ -24,6 +24,10 @@
 #define CONTROL_WAIT_MS 15000u
 #define EXECUTE_WAIT_MS 60000u
 #define START_WAIT_MS 120000u
+/* A call the server refused unprocessed (REFUSED_STREAM, or cut off by a
+ * GOAWAY before the server took it) is sent again on a fresh connection, as
+ * gRPC clients do, at most this many times. */
+#define MAX_RESENDS 3
 
 struct conn_state {
     struct sbx_grpc_conn *conns[MAX_CONNS];
@@ -341,6 +345,12 @@ static int unary(struct case_ctx *ctx, const char *path, const uint8_t *req, siz
     struct sbx_grpc_call_opts o = {.timeout_ms = timeout_ms, .wait_ms = wait_ms};
     struct sbx_grpc_result res = {0};
     int rc = sbx_grpc_unary(c, path, req, req_len, &o, &res);
+    for (int i = 0; i < MAX_RESENDS && res.end != SBX_GRPC_END_STATUS && res.refused; i++) {
+        c = proc_conn(ctx, &why);
+        if (!c) break;
+        sbx_grpc_result_free(&res);
+        rc = sbx_grpc_unary(c, path, req, req_len, &o, &res);
+    }
     if (res.end == SBX_GRPC_END_STATUS) {
         r->code = res.code;
         if (res.message) r->message = strdup(res.message);
@@ -404,6 +414,11 @@ int proc_sh(struct case_ctx *ctx, const char *script, struct proc_result *r)
 struct proc_stream {
     struct case_ctx *ctx;
     struct sbx_grpc_call *call;
+    /* For sending a refused Start again on the case's shared connection. */
+    uint8_t *req;
+    size_t req_len;
+    struct sbx_grpc_call_opts opts;
+    int resends;
     Process__V1__StartResponse *cur; /* last decoded event (owns ev->data) */
     char error[400];
     bool start_failed;
@@ -440,7 +455,13 @@ struct proc_stream *proc_start_on(struct case_ctx *ctx, struct sbx_grpc_conn *co
                                    : START_WAIT_MS;
     char err[256] = "";
     s->call = sbx_grpc_call_start(c, PROC_PATH_START, req, len, &o, err, sizeof err);
-    free(req);
+    if (!conn && s->call) {
+        s->req = req;
+        s->req_len = len;
+        s->opts = o;
+    } else {
+        free(req);
+    }
     if (!s->call) {
         snprintf(s->error, sizeof s->error, "cannot start the call: %s", err);
         s->start_failed = true;
@@ -484,6 +505,21 @@ int proc_next(struct proc_stream *s, unsigned timeout_ms, struct proc_event *ev)
     int wait = timeout_ms > 600000u ? 600000 : (int)timeout_ms;
     int n = sbx_grpc_call_next(s->call, wait, &msg, &len);
     const struct sbx_grpc_result *res = sbx_grpc_call_result(s->call);
+    while (n == SBX_GRPC_NEXT_ERROR && res->refused && s->req && s->resends < MAX_RESENDS) {
+        /* Not processed by the server: send it again on a fresh connection. */
+        const char *why = NULL;
+        struct sbx_grpc_conn *c = proc_conn(s->ctx, &why);
+        char err[256] = "";
+        struct sbx_grpc_call *again = c ? sbx_grpc_call_start(c, PROC_PATH_START, s->req,
+                                                              s->req_len, &s->opts, err, sizeof err)
+                                        : NULL;
+        s->resends++;
+        if (!again) break;
+        sbx_grpc_call_free(s->call);
+        s->call = again;
+        n = sbx_grpc_call_next(s->call, wait, &msg, &len);
+        res = sbx_grpc_call_result(s->call);
+    }
     switch (n) {
     case SBX_GRPC_NEXT_MESSAGE:
         s->cur = process__v1__start_response__unpack(NULL, len, msg);
@@ -609,6 +645,7 @@ void proc_stream_free(struct proc_stream *s)
     if (!s) return;
     if (s->cur) process__v1__start_response__free_unpacked(s->cur, NULL);
     sbx_grpc_call_free(s->call);
+    free(s->req);
     free(s);
 }
 
