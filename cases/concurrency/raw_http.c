@@ -92,32 +92,73 @@ bool raw_send_head(int fd, const char *addr, const char *method, const char *tar
     return raw_send_all(fd, head, (size_t)n);
 }
 
+/* Interim responses (1xx other than 101) may precede the final response,
+ * asked for or not; clients must accept any number of them (RFC 9110
+ * section 15.2). */
+static bool is_interim(const char *buf, size_t len)
+{
+    return len >= 12 && strncmp(buf, "HTTP/1.", 7) == 0 && buf[8] == ' ' && buf[9] == '1' &&
+           strncmp(buf + 9, "101", 3) != 0;
+}
+
+enum peek_state { PEEK_NOTHING, PEEK_ANSWER, PEEK_PARTIAL_INTERIM };
+
+/* Looks at the waiting input without blocking and drops complete interim
+ * responses at its head. */
+static enum peek_state peek_answer(int fd)
+{
+    char buf[2048];
+    for (int round = 0; round < 32; round++) {
+        ssize_t n = recv(fd, buf, sizeof buf - 1, MSG_PEEK | MSG_DONTWAIT);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return PEEK_NOTHING;
+        if (n <= 0) return PEEK_ANSWER; /* end of stream or error: the peer spoke */
+        buf[n] = '\0';
+        /* "HTTP/1.1 1" could still become an interim status line. */
+        if (n < 12 && strncmp(buf, "HTTP/1.1 1", (size_t)n < 10 ? (size_t)n : 10) == 0)
+            return PEEK_PARTIAL_INTERIM;
+        if (!is_interim(buf, (size_t)n)) return PEEK_ANSWER;
+        const char *end = strstr(buf, "\r\n\r\n");
+        if (!end) return PEEK_PARTIAL_INTERIM;
+        size_t skip = (size_t)(end + 4 - buf);
+        if (recv(fd, buf, skip, 0) != (ssize_t)skip) return PEEK_ANSWER;
+    }
+    return PEEK_PARTIAL_INTERIM;
+}
+
 bool raw_peer_spoke(int fd, int wait_ms)
 {
-    struct pollfd p = {.fd = fd, .events = POLLIN};
-    return poll(&p, 1, wait_ms) > 0 && (p.revents & (POLLIN | POLLHUP | POLLERR));
+    uint64_t deadline = case_now_ms() + (uint64_t)(wait_ms > 0 ? wait_ms : 0);
+    for (;;) {
+        uint64_t now = case_now_ms();
+        int left = now < deadline ? (int)(deadline - now) : 0;
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        int rv = poll(&p, 1, left);
+        if (rv < 0 && errno == EINTR) continue;
+        if (rv <= 0) return false;
+        enum peek_state st = peek_answer(fd);
+        if (st == PEEK_ANSWER) return true;
+        if (case_now_ms() >= deadline) return false;
+        if (st == PEEK_PARTIAL_INTERIM) usleep(2000); /* the rest is on its way */
+    }
 }
 
 long raw_read_status(int fd, int timeout_ms)
 {
     char buf[512];
-    size_t len = 0;
     uint64_t deadline = case_now_ms() + (uint64_t)timeout_ms;
-    while (len < sizeof buf - 1) {
+    ssize_t len;
+    for (;;) {
         uint64_t now = case_now_ms();
-        if (now >= deadline) return -1;
-        if (!raw_peer_spoke(fd, (int)(deadline - now))) return -1;
-        ssize_t r = recv(fd, buf + len, sizeof buf - 1 - len, 0);
-        if (r < 0 && errno == EINTR) continue;
-        if (r < 0) return -1;
-        if (r == 0) break;
-        len += (size_t)r;
+        if (now >= deadline || !raw_peer_spoke(fd, (int)(deadline - now))) return -1;
+        len = recv(fd, buf, sizeof buf - 1, MSG_PEEK | MSG_DONTWAIT);
+        if (len < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)) continue;
+        if (len <= 0) return len == 0 ? 0 : -1;
         buf[len] = '\0';
-        if (strstr(buf, "\r\n")) break;
+        if (strstr(buf, "\r\n") || (size_t)len == sizeof buf - 1) break;
+        usleep(2000); /* more of the status line is on its way */
     }
-    buf[len] = '\0';
     long status = 0;
-    if (len == 0) return 0;
     long version[2];
     const char *p =
         strncmp(buf, "HTTP/", 5) == 0 ? conf_parse_longs(buf + 5, '.', version, 2) : NULL;

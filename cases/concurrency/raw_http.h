@@ -18,11 +18,14 @@ bool raw_send_all(int fd, const void *buf, size_t n);
 bool raw_send_head(int fd, const char *addr, const char *method, const char *target,
                    long long content_length, const char *extra);
 
-/* True when the peer has sent something (or closed) within wait_ms. */
+/* True when the peer has answered (or closed) within wait_ms. Interim 1xx
+ * responses (100 Continue, 102, 103) are read and dropped: they are not an
+ * answer. */
 bool raw_peer_spoke(int fd, int wait_ms);
 
-/* Reads the response status line within timeout_ms; returns the status, 0
- * when the peer closed without one, -1 on timeout or error. */
+/* Reads the final response's status line within timeout_ms (interim 1xx
+ * responses skipped); returns the status, 0 when the peer closed without
+ * one, -1 on timeout or error. */
 long raw_read_status(int fd, int timeout_ms);
 
 #endif
