@@ -190,7 +190,7 @@ bool conf_error_body_ok(const struct http_response *resp, const char *want_code,
         return false;
     }
     json_error_t jerr;
-    json_t *root = json_loadb(resp->body, resp->body_len, 0, &jerr);
+    json_t *root = json_loadb(resp->body, resp->body_len, JSON_ALLOW_NUL, &jerr);
     if (!root) {
         snprintf(why, whylen, "body is not JSON (%s)", jerr.text);
         return false;
