@@ -78,7 +78,11 @@ static void c4_delete_during_read(struct case_ctx *ctx)
 
     case_request(ctx, "GET %s (paused after %u MiB, file deleted, resumed)", target,
                  C4_PAUSE_AT >> 20);
-    if (!paused)
+    if (!paused && res.status > 0 && res.status != 200)
+        /* The file was just stored (204): a GET of it must answer 200. */
+        case_fail(ctx, "GET of the file just stored answers 200 (F7)", "status %ld %s", res.status,
+                  res.error);
+    else if (!paused)
         case_error(ctx, "the download never reached %u MiB (status %ld %s)", C4_PAUSE_AT >> 20,
                    res.status, res.error);
     else if (res.status != 200)

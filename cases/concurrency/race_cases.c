@@ -120,6 +120,22 @@ static void c1_write_read(struct case_ctx *ctx)
     if (started < WRITERS + READERS) case_error(ctx, "could not start the worker threads");
     case_note(ctx, "%u successful PUTs, %u reads of which %u answered 200, in %u ms", writes, reads,
               okreads, RACE_MS);
+    if (!case_failed(ctx) && okreads == 0 && writes > 0) {
+        /* Reads may fail while writers rename (C1); once they stopped, a
+         * GET of the stored file must succeed (F7), or the runtime cannot
+         * serve files at all. */
+        bool complete;
+        uint64_t seed = 0;
+        char why[200] = "";
+        case_request(ctx, "GET %s (after the writers stopped)", sh.target);
+        long gs = conc_get_payload(sh.addr, sh.target, &complete, &seed, why, sizeof why);
+        if (gs != 200)
+            case_fail(ctx, "GET of the stored file answers 200 once the writers stopped (F7)",
+                      "status %ld %s", gs, why);
+        else if (!complete)
+            case_fail(ctx, "the file holds one complete version once the writers stopped",
+                      "torn content: %s", why);
+    }
     if (!case_failed(ctx) && (okreads == 0 || writes == 0))
         case_skip(ctx,
                   "no read (%u) or no write (%u) succeeded while the other ran: nothing to "
@@ -166,7 +182,8 @@ static void c2_writers(struct case_ctx *ctx)
     uint64_t deadline = case_now_ms() + RACE_MS;
     uint64_t prev_seed = 0;
     bool have_prev = false;
-    unsigned rounds = 0;
+    unsigned rounds = 0, puts_ok = 0;
+    long last_status = 0;
     for (int r = 0; r < C2_ROUNDS && case_now_ms() < deadline && !case_failed(ctx); r++) {
         pthread_barrier_t barrier;
         pthread_barrier_init(&barrier, NULL, C2_WRITERS);
@@ -194,7 +211,9 @@ static void c2_writers(struct case_ctx *ctx)
         for (int t = 0; t < started; t++) {
             pthread_join(w[t].tid, NULL);
             if (w[t].status == 204) ok++;
+            last_status = w[t].status;
         }
+        puts_ok += ok;
         pthread_barrier_destroy(&barrier);
         if (started < C2_WRITERS) {
             case_error(ctx, "could not start the writer threads");
@@ -227,6 +246,11 @@ static void c2_writers(struct case_ctx *ctx)
         have_prev = complete;
     }
     case_note(ctx, "%u rounds of %d concurrent PUTs", rounds, C2_WRITERS);
+    /* With no PUT accepted there was no concurrent write to judge: the
+     * runtime broke F1 (a PUT stores its body and answers 204). */
+    if (rounds > 0 && puts_ok == 0 && !case_failed(ctx))
+        case_fail(ctx, "concurrent PUTs of new content are stored and answer 204 (F1)",
+                  "none of %u PUTs succeeded (last status %ld)", rounds * C2_WRITERS, last_status);
     free(target);
 }
 SBX_CASE(c2_writers, .id = "C2-001",

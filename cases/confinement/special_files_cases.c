@@ -104,6 +104,10 @@ static void s9_fifo(struct case_ctx *ctx)
 {
     char why[300];
     int rc = conf_sh(ctx, "mkfifo fifo && [ -p fifo ]", NULL, why, sizeof why);
+    if (rc < 0) {
+        case_fail(ctx, "Execute (P1) runs mkfifo to make the FIFO", "%s", why);
+        return;
+    }
     if (rc != 0) {
         case_skip(ctx, "cannot make a FIFO in the runtime with mkfifo: %s", why);
         return;
@@ -143,6 +147,10 @@ static void s9_socket(struct case_ctx *ctx)
         "fi\n"
         "[ -S sock ]\n";
     int rc = conf_sh(ctx, script, NULL, why, sizeof why);
+    if (rc < 0) {
+        case_fail(ctx, "Execute (P1) runs a shell to make the socket file", "%s", why);
+        return;
+    }
     if (rc != 0) {
         case_skip(ctx, "cannot make a unix socket file in the runtime (no python3, socat or "
                        "nc -U)");

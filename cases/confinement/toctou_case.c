@@ -209,11 +209,17 @@ static void s7_toctou(struct case_ctx *ctx)
     const char *summary = (const char *)r.out;
     if (end == 0 && summary && strncmp(summary, "swaps", 5) == 0)
         conf_parse_longs(summary + 5, ' ', &swaps, 1);
-    proc_result_free(&r);
     case_note(ctx, "%ld swaps, %u requests, %u successful reads in %u ms", swaps, requests, reads,
               RACE_MS);
-    if (swaps == 0 && !case_failed(ctx))
-        case_error(ctx, "the swapping loop did not run (Start ended with %d)", end);
+    /* A Start that ended with an error status never ran the loop: the
+     * runtime broke P7, and the race was not exercised. */
+    if (swaps == 0 && !case_failed(ctx) && end == 0 && r.code != 0)
+        case_fail(ctx, "Start runs the swapping shell loop (P7: the stream ends with OK)",
+                  "the stream ended with status %d (%s)", r.code, r.message ? r.message : "");
+    else if (swaps == 0 && !case_failed(ctx))
+        case_error(ctx, "the swapping loop did not run (Start ended with %d, status %d)", end,
+                   r.code);
+    proc_result_free(&r);
 
     /* Anything written outside shows up here: a new name with our id in the
      * canary directory, or the canary changed. */

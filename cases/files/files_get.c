@@ -222,10 +222,12 @@ static void list_contents(struct case_ctx *ctx)
     if (case_failed(ctx)) return;
     /* A known modification time: 2011-05-06T07:08:09Z. */
     char why[200];
-    bool touched =
-        conf_sh(ctx, "TZ=UTC0 touch -t 201105060708.09 L/b.txt", NULL, why, sizeof why) == 0;
-    if (!touched)
-        case_note(ctx, "touch -t failed in the runtime (%s): modified_at not compared", why);
+    int touch_rc = conf_sh(ctx, "TZ=UTC0 touch -t 201105060708.09 L/b.txt", NULL, why, sizeof why);
+    bool touched = touch_rc == 0;
+    /* The mtime is the only way to know what modified_at must say: without
+     * Execute (P1) that check cannot be made, which is the runtime's fault. */
+    if (touch_rc < 0)
+        case_fail(ctx, "Execute (P1) runs touch -t to set a known modification time", "%s", why);
     char *p = rx_path(ctx, "L");
     json_t *listing = p ? rx_list(ctx, p) : NULL;
     if (listing) {
@@ -275,6 +277,8 @@ static void list_contents(struct case_ctx *ctx)
                    "%s", e ? "another type" : "no such entry");
     }
     json_decref(listing);
+    if (touch_rc > 0 && !case_failed(ctx))
+        case_skip(ctx, "touch -t failed in the runtime (%s): modified_at cannot be compared", why);
 }
 SBX_CASE(list_contents, .id = "F8-001",
          .title = "A directory listing names every child with its type and size, valid per the "
