@@ -23,6 +23,15 @@ line; '#' starts a comment). Modes:
                      must pass, except the listed IDs (SHOULD cases the
                      variant gives up on purpose), and a case may skip only
                      if it also skips against the clean daemon.
+  sweep NAME         cases/sweeps.tsv names sweep faults, each breaking one
+                     whole capability (every Execute, every Start, all of
+                     REST, every file GET), with the IDs allowed to still
+                     pass (`fault<TAB>IDs`, several lines per fault add up).
+                     Runs the whole suite against `sandboxd-ref-faulty
+                     --fault NAME`: a case outside the list that passes
+                     could not have checked its clause (a false pass), and a
+                     case that errors blames the suite for a broken runtime;
+                     either fails the test.
 """
 import argparse
 import glob
@@ -73,6 +82,22 @@ def load_variants(cases_dir):
     return variants
 
 
+def load_sweeps(cases_dir):
+    sweeps = {}  # fault -> ids allowed to pass
+    path = os.path.join(cases_dir, "sweeps.tsv")
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            line = line.split("#", 1)[0].strip()
+            if not line:
+                continue
+            cols = line.split("\t")
+            if len(cols) != 2 or not cols[0].startswith("sweep-") or not cols[1].strip():
+                sys.exit(f"{path}:{n}: want 'sweep-NAME<TAB>IDs', got {line!r}")
+            ids = {i.strip() for i in cols[1].split(",") if i.strip() and i.strip() != "-"}
+            sweeps.setdefault(cols[0].strip(), set()).update(ids)
+    return sweeps
+
+
 def case_results(doc):
     """(id, outcome, tags) of every case in a results document."""
     for c in doc.get("cases", []):
@@ -100,7 +125,7 @@ def main():
     ap.add_argument("--daemon", required=True)
     ap.add_argument("--faulty", required=True)
     ap.add_argument("--cases-dir", required=True)
-    ap.add_argument("mode", choices=["clean", "fault", "variant"])
+    ap.add_argument("mode", choices=["clean", "fault", "variant", "sweep"])
     ap.add_argument("fault", nargs="?")
     a = ap.parse_args()
     matrix = load_matrix(a.cases_dir)
@@ -186,6 +211,42 @@ def main():
                     print(f"variants.tsv allows {i} to fail, but it did not run")
                 sys.exit(1)
             print(f"variant {a.fault}: {len(results)} cases of {tags} accept it")
+        elif a.mode == "sweep":
+            sweeps = load_sweeps(a.cases_dir)
+            if a.fault not in sweeps:
+                sys.exit(f"sweep {a.fault!r} is not in sweeps.tsv")
+            allowed = sweeps[a.fault]
+            launch = LAUNCH.format(daemon=a.faulty, faults=f"--fault {a.fault} ")
+            proc, doc = run_suite(a.suite, launch, [], tmp)
+            results = [r for r in case_results(doc) if r[1] not in (None, "not-run")]
+            if not results:
+                print(proc.stdout)
+                sys.exit(f"no case ran against {a.fault}")
+            outcome = {i: o for i, o, _ in results}
+            false_pass = sorted(i for i, o in outcome.items() if o == "pass" and i not in allowed)
+            errors = sorted(i for i, o in outcome.items() if o == "error")
+            unknown = sorted(allowed - {i for i, _, _ in case_results(doc)})
+            counts = {}
+            for o in outcome.values():
+                counts[o] = counts.get(o, 0) + 1
+            print(f"sweep {a.fault}: {len(results)} cases: " +
+                  ", ".join(f"{n} {o}" for o, n in sorted(counts.items())))
+            not_passing = sorted(i for i in allowed if outcome.get(i) not in (None, "pass"))
+            if not_passing:
+                print("allowed to pass, came out otherwise: " +
+                      ", ".join(f"{i} ({outcome[i]})" for i in not_passing))
+            if false_pass or errors or unknown:
+                print(proc.stdout)
+                for i in false_pass:
+                    print(f"PASSED AGAINST {a.fault} (not in sweeps.tsv): {i}: the case could "
+                          f"not check its clause without the broken capability, or belongs in "
+                          f"the list")
+                for i in errors:
+                    print(f"ERROR AGAINST {a.fault}: {i}: a broken runtime should make it fail "
+                          f"(naming the prerequisite clause) or skip, not blame the suite")
+                for i in unknown:
+                    print(f"sweeps.tsv allows {i} to pass, but there is no such case")
+                sys.exit(1)
 
 
 if __name__ == "__main__":
