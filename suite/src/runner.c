@@ -669,7 +669,18 @@ int runner_main(int argc, char **argv)
         res.runtime.root_path = target.root_path ? strdup(target.root_path) : NULL;
         long status = 0;
         char *body = NULL;
-        char e2[600];
+        char e1[600], e2[600];
+        /* Healthy over REST is not enough: a gRPC port that accepts TCP but
+         * never speaks HTTP/2 would make every case wait out its bounds
+         * (attach mode refuses such an endpoint the same way). */
+        if (endpoint_check_grpc(rt.grpc_addr, REACH_TIMEOUT_MS, e1, sizeof e1) != 0) {
+            fprintf(stderr, "sandboxd-conformance: the launched runtime is healthy over REST but "
+                            "its gRPC endpoint does not answer:\n  %s\n",
+                    e1);
+            if (log_fd >= 0) dprintf(log_fd, "launch: gRPC endpoint does not answer: %s\n", e1);
+            exit_code = RUNNER_UNREACHABLE;
+            goto out;
+        }
         if (endpoint_check_rest(rt.rest_addr, REACH_TIMEOUT_MS, &status, &body, e2, sizeof e2) == 0)
             res.runtime.health_json = body;
         printf("launch: %s\n        gRPC %s, REST %s, root %s (healthy after %.2f s)\n",

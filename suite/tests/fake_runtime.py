@@ -154,7 +154,7 @@ class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
     allow_reuse_address = True
 
 
-def grpc_stub(port):
+def grpc_stub(port, silent):
     srv = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     srv.bind(("127.0.0.1", port))
@@ -162,6 +162,11 @@ def grpc_stub(port):
 
     def serve(conn):
         try:
+            if silent:  # read whatever comes, answer nothing, until the peer leaves
+                conn.settimeout(60)
+                while conn.recv(4096):
+                    pass
+                return
             conn.settimeout(5)
             conn.sendall(b"\x00\x00\x00\x04\x00\x00\x00\x00\x00")
             conn.recv(4096)
@@ -181,11 +186,13 @@ def main():
     ap.add_argument("--rest-port", type=int, required=True)
     ap.add_argument("--root", required=True)
     ap.add_argument("--exit-code", type=int, default=0, help="status to exit with on SIGTERM")
+    ap.add_argument("--grpc-silent", action="store_true",
+                    help="accept gRPC connections but never send anything")
     a = ap.parse_args()
     os.makedirs(a.root, exist_ok=True)
     Handler.root = os.path.realpath(a.root)
     signal.signal(signal.SIGTERM, lambda *_: os._exit(a.exit_code))
-    threading.Thread(target=grpc_stub, args=(a.grpc_port,), daemon=True).start()
+    threading.Thread(target=grpc_stub, args=(a.grpc_port, a.grpc_silent), daemon=True).start()
     httpd = Server(("127.0.0.1", a.rest_port), Handler)
     print(f"fake runtime on grpc {a.grpc_port} rest {a.rest_port} root {a.root}", flush=True)
     httpd.serve_forever()

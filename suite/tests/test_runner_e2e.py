@@ -142,6 +142,12 @@ def test_unreachable():
                         "--startup-timeout", "5"])
     check(rc == 3 and "before it became healthy" in err,
           f"a runtime that exits at start-up exits 3 with the reason (got {rc})")
+    rc, out, err = run(["--launch", f"/usr/bin/python3 {A.fake_runtime} --grpc-silent "
+                        "--grpc-port {grpc_port} "
+                        "--rest-port {rest_port} --root {root}", "--startup-timeout", "10"])
+    check(rc == 3 and "gRPC endpoint does not answer" in err and "no HTTP/2 SETTINGS" in err,
+          f"a launched runtime healthy over REST whose gRPC port never speaks exits 3 "
+          f"(got {rc}: {err[-300:]!r})")
 
 
 def test_mixed(tmp):
