@@ -674,8 +674,9 @@ int runner_main(int argc, char **argv)
          * never speaks HTTP/2 would make every case wait out its bounds
          * (attach mode refuses such an endpoint the same way). */
         if (endpoint_check_grpc(rt.grpc_addr, REACH_TIMEOUT_MS, e1, sizeof e1) != 0) {
-            fprintf(stderr, "sandboxd-conformance: the launched runtime is healthy over REST but "
-                            "its gRPC endpoint does not answer:\n  %s\n",
+            fprintf(stderr,
+                    "sandboxd-conformance: the launched runtime is healthy over REST but "
+                    "its gRPC endpoint does not answer:\n  %s\n",
                     e1);
             if (log_fd >= 0) dprintf(log_fd, "launch: gRPC endpoint does not answer: %s\n", e1);
             exit_code = RUNNER_UNREACHABLE;
