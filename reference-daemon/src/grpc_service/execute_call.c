@@ -222,7 +222,8 @@ void execute_on_request(struct sbx_grpc_server_call *call, const uint8_t *msg, s
         return;
     }
     if (fault_active("sweep-execute-fail")) {
-        sbx_grpc_server_call_finish(call, SBX_GRPC_UNIMPLEMENTED, "Execute switched off (fault sweep-execute-fail)");
+        sbx_grpc_server_call_finish(call, SBX_GRPC_UNIMPLEMENTED,
+                                    "Execute switched off (fault sweep-execute-fail)");
         return;
     }
     Process__V1__ExecuteRequest *req = process__v1__execute_request__unpack(NULL, len, msg);
