@@ -7,6 +7,16 @@
 #include <string.h>
 #include <time.h>
 
+char *pu_octal_format(const uint8_t *b, size_t n)
+{
+    char *s = malloc(n * 4 + 1);
+    if (!s) return NULL;
+    for (size_t i = 0; i < n; i++)
+        sprintf(s + i * 4, "\\%03o", b[i]);
+    s[n * 4] = '\0';
+    return s;
+}
+
 char *pu_preview(const void *data, size_t len, size_t max)
 {
     const unsigned char *p = data;

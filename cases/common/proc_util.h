@@ -21,6 +21,10 @@
 /* Printable rendering of bytes (escapes, truncated to max), malloc'd. */
 char *pu_preview(const void *data, size_t len, size_t max);
 
+/* A printf(1) format that writes exactly these bytes (each as an octal
+ * escape), malloc'd: how binary test data reaches a process's output. */
+char *pu_octal_format(const uint8_t *b, size_t n);
+
 /* Execute `sh -c script` in the case directory for set-up or inspection:
  * records a failure naming `purpose` unless the call succeeds with exit 0.
  * r may be NULL when the output is not needed. */

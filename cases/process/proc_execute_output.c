@@ -49,17 +49,6 @@ SBX_CASE(exec_stdout_stderr_apart, .id = "P1-001",
          .how = "runs a shell that writes two known strings to each stream and compares "
                 "both buffers byte for byte");
 
-/* printf format that writes the given bytes through octal escapes. */
-static char *octal_format(const uint8_t *b, size_t n)
-{
-    char *s = malloc(n * 4 + 1);
-    if (!s) return NULL;
-    for (size_t i = 0; i < n; i++)
-        sprintf(s + i * 4, "\\%03o", b[i]);
-    s[n * 4] = '\0';
-    return s;
-}
-
 static void exec_binary_exact(struct case_ctx *ctx)
 {
     uint8_t all[256], rev[256 + 8];
@@ -70,8 +59,8 @@ static void exec_binary_exact(struct case_ctx *ctx)
     /* Invalid UTF-8 tail: lone continuation, truncated sequence, overlong. */
     static const uint8_t bad[] = {0x80, 0xc3, 0x28, 0xe2, 0x82, 0xc0, 0xaf, 0x00};
     memcpy(rev + 256, bad, sizeof bad);
-    char *fo = octal_format(all, sizeof all);
-    char *fe = octal_format(rev, sizeof rev);
+    char *fo = pu_octal_format(all, sizeof all);
+    char *fe = pu_octal_format(rev, sizeof rev);
     size_t slen = (fo ? strlen(fo) : 0) + (fe ? strlen(fe) : 0) + 64;
     char *script = malloc(slen);
     if (!fo || !fe || !script) {

@@ -430,17 +430,6 @@ SBX_CASE(streams_descendants, .id = "P11-003",
          .how = "a shell starts a background subshell writing 588 KB to stderr and exits at "
                 "once; all of it must arrive before the ExitEvent");
 
-/* printf format writing the given bytes through octal escapes, malloc'd. */
-static char *octal_format(const uint8_t *b, size_t n)
-{
-    char *s = malloc(n * 4 + 1);
-    if (!s) return NULL;
-    for (size_t i = 0; i < n; i++)
-        sprintf(s + i * 4, "\\%03o", b[i]);
-    s[n * 4] = '\0';
-    return s;
-}
-
 /* Where got and want first differ, as a failure naming `what`. */
 static void diff_fail(struct case_ctx *ctx, const char *what, const uint8_t *got, size_t got_len,
                       const uint8_t *want, size_t want_len)
@@ -477,8 +466,8 @@ static void streams_binary_exact(struct case_ctx *ctx)
     memcpy(out + 256, crlf, sizeof crlf);
     memset(out + 256 + sizeof crlf, 'x', LONG_LINE);
     memcpy(err + 256, bad, sizeof bad);
-    fo = octal_format(out, 256 + sizeof crlf);
-    fe = octal_format(err, err_len);
+    fo = pu_octal_format(out, 256 + sizeof crlf);
+    fe = pu_octal_format(err, err_len);
     size_t slen = (fo ? strlen(fo) : 0) + (fe ? strlen(fe) : 0) + 256;
     script = malloc(slen);
     if (!fo || !fe || !script) goto oom;
