@@ -11,6 +11,7 @@
 #include "process_client.h"
 #include "rest_client.h"
 #include "text_util.h"
+#include "workspace_remove.h"
 
 enum { SETUP_TIMEOUT_MS = 15000, SIGNAL_KILL = 9 };
 
@@ -93,6 +94,11 @@ void worker_run_case(const struct case_def *def, const struct run_target *target
         case_error(&ctx, "%s", why);
     else
         def->fn(&ctx);
+    /* Links the case planted (some lead out of the root) go before anything
+     * else may walk the tree; on its own shared runtime, not a private one. */
+    case_use_shared_runtime(&ctx);
+    /* A failure here is left to the clean-up job, which does not depend on it. */
+    (void)workspace_remove_links(&ctx, ctx.dir, why, sizeof why);
     case_ctx_release(&ctx);
     case_ctx_emit(&ctx, "done", NULL, NULL, NULL, NULL, NULL, NULL);
     fflush(NULL);
@@ -112,25 +118,9 @@ int worker_cleanup(const struct run_target *target, const char *dir, const int32
             dprintf(log_fd, "cleanup %s: SendSignal SIGKILL to process %d: status %d\n", dir,
                     (int)pids[i], code);
     }
-    char *base = rest_files_target(dir);
-    char *target_text = base ? text_fmt("%s?recursive=true", base) : NULL;
-    free(base);
-    long status = 0;
-    char why[600] = "";
-    int rc = -1;
-    if (target_text) {
-        rest_simple(target, "DELETE", target_text, &status, why, sizeof why);
-        if (status == 204 || status == 200 || status == 404) rc = 0;
-    }
-    free(target_text);
-    if (rc != 0) {
-        const char *rm_argv[] = {"rm", "-rf", "--", dir, NULL};
-        char why2[600] = "";
-        if (execute_argv(&ctx, rm_argv, why2, sizeof why2) == 0)
-            rc = 0;
-        else if (log_fd >= 0)
-            dprintf(log_fd, "cleanup %s failed: %s; %s\n", dir, why, why2);
-    }
+    char why[1000] = "";
+    int rc = workspace_remove(&ctx, dir, why, sizeof why);
+    if (rc != 0 && log_fd >= 0) dprintf(log_fd, "cleanup %s failed: %s\n", dir, why);
     case_ctx_release(&ctx);
     return rc;
 }

@@ -16,8 +16,10 @@ __attribute__((noreturn)) void worker_run_case(const struct case_def *def,
                                                int report_fd);
 
 /* Cleanup for one case directory (relative to the root): SIGKILL through
- * SendSignal to each tracked process, then DELETE ?recursive=true (falling
- * back to Execute rm -rf). Writes problems to log_fd. Returns 0 when the
+ * SendSignal to each tracked process, then workspace_remove() (Execute
+ * rm -rf, then entry by entry over REST for what is left; never a recursive
+ * DELETE, which a broken runtime may follow out of the root through the
+ * links a case planted). Writes problems to log_fd. Returns 0 when the
  * directory is gone. */
 int worker_cleanup(const struct run_target *target, const char *dir, const int32_t *pids,
                    size_t n_pids, int log_fd);
