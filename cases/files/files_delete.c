@@ -7,6 +7,7 @@
 
 #include "common/proc_util.h"
 #include "common/rest_expect.h"
+#include "common/root_probe.h"
 #include "files/files_util.h"
 
 #define FILES_ROUTE "/v1/files/{path}"
@@ -170,23 +171,29 @@ static bool root_is_dir(const char *root)
     return stat(root, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-static long root_delete(struct case_ctx *ctx, const char *addr, const char *query)
-{
-    struct http_response r;
-    char target[64];
-    snprintf(target, sizeof target, "/v1/files/%s%s", query ? "?" : "", query ? query : "");
-    if (!rx_send(ctx, addr, "DELETE", target, NULL, 0, NULL, &r)) return 0;
-    long s = r.status;
-    if (s >= 400) expect_error_body(ctx, &r, s, NULL);
-    http_response_free(&r);
-    return s;
-}
+/* What the F11 cases plant in a private root: a/b.txt, c.txt and a marker
+ * whose name is unique to the run, so a probe listing of a root spelling
+ * tells the sandbox root from any other directory. */
+struct root_seed {
+    char marker[48];
+    const char *names[4]; /* the root's entries, NULL-terminated */
+};
 
-static bool seed_private(struct case_ctx *ctx, const char *addr)
+static bool seed_private(struct case_ctx *ctx, const char *addr, struct root_seed *seed)
 {
+    if (!seed->marker[0]) {
+        snprintf(seed->marker, sizeof seed->marker, "sbxc-root-marker-%016llx",
+                 (unsigned long long)case_rand(ctx));
+        seed->names[0] = "a";
+        seed->names[1] = "c.txt";
+        seed->names[2] = seed->marker;
+        seed->names[3] = NULL;
+    }
     static const char *const hdrs[] = {"Content-Type: application/octet-stream", NULL};
-    const char *targets[] = {"/v1/files/a/b.txt", "/v1/files/c.txt"};
-    for (int i = 0; i < 2; i++) {
+    char marker_target[96];
+    snprintf(marker_target, sizeof marker_target, "/v1/files/%s", seed->marker);
+    const char *targets[] = {"/v1/files/a/b.txt", "/v1/files/c.txt", marker_target};
+    for (int i = 0; i < 3; i++) {
         struct http_response r;
         if (!rx_send(ctx, addr, "PUT", targets[i], "data", 4, hdrs, &r)) return false;
         bool ok = expect_status(ctx, &r, 204);
@@ -196,29 +203,47 @@ static bool seed_private(struct case_ctx *ctx, const char *addr)
     return true;
 }
 
+/* DELETE of a root spelling, sent only when a GET of the same spelling
+ * listed the planted root (root_probe.h). The status, or -1 when the
+ * request was not sent. */
+static long root_delete_probed(struct case_ctx *ctx, const char *addr, const char *spelling,
+                               const char *query, const struct root_seed *seed)
+{
+    char destructive[160];
+    snprintf(destructive, sizeof destructive, "DELETE %s%s%s", spelling, query ? "?" : "",
+             query ? query : "");
+    if (root_probe(ctx, addr, spelling, seed->names, destructive) != ROOT_PROBE_ROOT) return -1;
+    struct http_response r;
+    char target[160];
+    snprintf(target, sizeof target, "%s%s%s", spelling, query ? "?" : "", query ? query : "");
+    if (!rx_send(ctx, addr, "DELETE", target, NULL, 0, NULL, &r)) return 0;
+    long s = r.status;
+    if (s >= 400) expect_error_body(ctx, &r, s, NULL);
+    http_response_free(&r);
+    return s;
+}
+
 static void root_never_removed(struct case_ctx *ctx)
 {
     struct private_runtime *rt = case_runtime_start(ctx, NULL);
     if (!rt) return;
     const char *addr = private_runtime_rest_addr(rt);
     const char *root = private_runtime_root(rt);
-    if (seed_private(ctx, addr)) {
-        root_delete(ctx, addr, NULL);
+    struct root_seed seed = {0};
+    if (seed_private(ctx, addr, &seed)) {
+        root_delete_probed(ctx, addr, "/v1/files/", NULL, &seed);
         CASE_CHECK(ctx, root_is_dir(root), "the root still exists", "%s is gone", root);
-        root_delete(ctx, addr, "recursive=true");
-        CASE_CHECK(ctx, root_is_dir(root), "the root still exists after DELETE with recursive",
-                   "%s is gone", root);
+        if (!case_failed(ctx)) {
+            root_delete_probed(ctx, addr, "/v1/files/", "recursive=true", &seed);
+            CASE_CHECK(ctx, root_is_dir(root), "the root still exists after DELETE with recursive",
+                       "%s is gone", root);
+        }
         /* Other spellings of the root: any answer, but the root stays. */
-        static const char *const aliases[] = {
-            "/v1/files/%2e?recursive=true", "/v1/files/a/%2e%2e?recursive=true",
-            "/v1/files/%2F?recursive=true", "/v1/files/a%2F%2e%2e%2F?recursive=true"};
+        static const char *const aliases[] = {"/v1/files/%2e", "/v1/files/a/%2e%2e",
+                                              "/v1/files/%2F", "/v1/files/a%2F%2e%2e%2F"};
         for (size_t i = 0; i < sizeof aliases / sizeof *aliases && !case_failed(ctx); i++) {
-            if (!seed_private(ctx, addr)) break;
-            struct http_response ar;
-            if (rx_send(ctx, addr, "DELETE", aliases[i], NULL, 0, NULL, &ar)) {
-                if (ar.status >= 400) expect_error_body(ctx, &ar, ar.status, NULL);
-                http_response_free(&ar);
-            }
+            if (!seed_private(ctx, addr, &seed)) break;
+            if (root_delete_probed(ctx, addr, aliases[i], "recursive=true", &seed) < 0) continue;
             CASE_CHECK(ctx, root_is_dir(root), "the root still exists", "%s is gone after %s", root,
                        aliases[i]);
         }
@@ -239,10 +264,13 @@ SBX_CASE(root_never_removed, .id = "F11-001",
          .catches = "DELETE /v1/files/?recursive=true, or of another spelling of the root "
                     "(%2e, a/.., %2F), removing the root directory (later writes fail, the "
                     "volume mount point disappears)",
-         .how = "on a private runtime instance (so no user workspace is touched) plants files, "
-                "DELETEs the root without and with recursive=true, then recursively its aliases "
-                "%2e, a/%2e%2e, %2F and a%2F%2e%2e%2F (any status), checks on the host after "
-                "each that the root directory still exists, and that a PUT still works");
+         .how = "on a private runtime instance (so no user workspace is touched) plants files "
+                "and a unique marker, DELETEs the root without and with recursive=true, then "
+                "recursively its aliases %2e, a/%2e%2e, %2F and a%2F%2e%2e%2F (any status), "
+                "checks on the host after each that the root directory still exists, and that a "
+                "PUT still works; each DELETE is sent only after a GET of the same spelling "
+                "listed exactly the planted names (a spelling that lists anything else, e.g. the "
+                "host's /, fails the case and its DELETE is not sent)");
 
 static void root_delete_semantics(struct case_ctx *ctx)
 {
@@ -250,13 +278,16 @@ static void root_delete_semantics(struct case_ctx *ctx)
     if (!rt) return;
     const char *addr = private_runtime_rest_addr(rt);
     const char *root = private_runtime_root(rt);
-    if (seed_private(ctx, addr)) {
-        long s = root_delete(ctx, addr, NULL);
+    struct root_seed seed = {0};
+    if (seed_private(ctx, addr, &seed)) {
+        long s = root_delete_probed(ctx, addr, "/v1/files/", NULL, &seed);
+        if (s < 0) goto stop;
         CASE_CHECK(ctx, s == 409, "409 for DELETE of the root without recursive=true", "status %ld",
                    s);
-        CASE_CHECK(ctx, count_entries(root) == 2, "the root's content intact after the 409",
+        CASE_CHECK(ctx, count_entries(root) == 3, "the root's content intact after the 409",
                    "%d entries left", count_entries(root));
-        s = root_delete(ctx, addr, "recursive=true");
+        s = root_delete_probed(ctx, addr, "/v1/files/", "recursive=true", &seed);
+        if (s < 0) goto stop;
         CASE_CHECK(ctx, s == 204, "204 for DELETE of the root with recursive=true", "status %ld",
                    s);
         CASE_CHECK(ctx, root_is_dir(root) && count_entries(root) == 0,
@@ -274,6 +305,7 @@ static void root_delete_semantics(struct case_ctx *ctx)
                        "%zu entries", listing_size(listing));
         json_decref(listing);
     }
+stop:
     private_runtime_stop(rt);
 }
 SBX_CASE(root_delete_semantics, .id = "F11-002",
@@ -285,4 +317,5 @@ SBX_CASE(root_delete_semantics, .id = "F11-002",
                     "left non-empty or removed",
          .how = "on a private runtime instance: DELETE /v1/files/ must be 409 with the content "
                 "intact, with recursive=true 204 with the root present and empty on the host "
-                "and listed as []");
+                "and listed as []; each DELETE is sent only after GET /v1/files/ listed exactly "
+                "the planted names");
