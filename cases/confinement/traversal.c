@@ -736,7 +736,19 @@ static void report(struct case_ctx *ctx, const struct trav_obs *o, const char *p
 struct loop_state {
     size_t tried, skipped, no_response_run, changes;
     bool stop;
+    /* absolute-inside vectors: the GET of the vector (the harmless probe)
+     * reached the case directory's known.txt, so its PUT and DELETE may be
+     * sent; probe_status is what the GET answered. */
+    bool inside_confirmed;
+    long probe_status;
 };
+
+/* The GET answer (after redirects) is the case directory's known.txt. */
+static bool reached_known(const struct trav_run *run, const struct http_response *r)
+{
+    return r->status == 200 && r->body_len == strlen(run->known) &&
+           memcmp(r->body, run->known, r->body_len) == 0;
+}
 
 /* One method of one vector. First pass: the request with every check but
  * the outside one. Replay pass (after the outside state changed): the
@@ -760,6 +772,25 @@ static void try_method(struct case_ctx *ctx, struct trav_run *run, const struct 
         return;
     }
     bool put = strcmp(method, "PUT") == 0;
+    bool destructive = put || strcmp(method, "DELETE") == 0;
+    if (v->cls == TC_ABSOLUTE_INSIDE && destructive && !st->inside_confirmed) {
+        /* Probe before destroy: a spelling that did not reach the case
+         * directory may name a host path; nothing is written or removed
+         * there. */
+        case_request(ctx, "%s %s (after the probe GET of vector %s)", method, target, v->id);
+        case_fail(ctx,
+                  "the absolute-looking path resolves beneath the root (its GET returns "
+                  "the case directory's known.txt)",
+                  "vector %s: the probe GET answered %ld, not the case directory's file: the "
+                  "destructive request %s %s was not sent",
+                  v->id, st->probe_status, method, target);
+        if (!replay) st->tried++;
+        free(target);
+        free(rel);
+        free(marker);
+        free(in_name);
+        return;
+    }
     struct http_request req = {.method = method,
                                .target = target,
                                .body = put ? marker : NULL,
@@ -772,6 +803,11 @@ static void try_method(struct case_ctx *ctx, struct trav_run *run, const struct 
     int hops = 0;
     struct sbuf via = {0};
     int rc = send_following(ctx, &req, &resp, &last, &hops, &via);
+    if (v->cls == TC_ABSOLUTE_INSIDE && strcmp(method, "GET") == 0 && !replay) {
+        const struct http_response *fin = hops > 0 && last.status > 0 ? &last : &resp;
+        st->inside_confirmed = rc == 0 && reached_known(run, fin);
+        st->probe_status = rc == 0 ? fin->status : 0;
+    }
     struct trav_obs o = {.v = v,
                          .method = method,
                          .target = target,
@@ -873,6 +909,8 @@ void trav_run_cases(struct case_ctx *ctx, const struct trav_opts *opts)
         const struct trav_vector *v = &corpus.v[i];
         if (!(opts->classes & TC_BIT(v->cls))) continue;
         vectors++;
+        st.inside_confirmed = false;
+        st.probe_status = 0;
         for (size_t m = 0; m < 4 && !st.stop; m++)
             try_method(ctx, &run, v, methods[m], opts, false, &st);
         if (st.stop) break;
