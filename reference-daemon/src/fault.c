@@ -2,8 +2,15 @@
 #include "fault.h"
 
 #ifdef SBX_FAULTS
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Faults that remove the host's files when the suite is unsafe: they run
+ * only where the caller says the host is a throwaway view (the sentinel
+ * test's mount namespace), never by a slip of the command line. */
+static const char *const host_destroying[] = {"absolute-root-host", "empty-path-cwd"};
+#define MAY_DESTROY_ENV "SBX_FAULTS_THROWAWAY_HOST"
 
 static char *active; /* ",a,b," so that lookups match whole names */
 
@@ -19,6 +26,16 @@ void fault_configure(const char *names)
     memcpy(active + 1, names, n);
     active[n + 1] = ',';
     active[n + 2] = '\0';
+    const char *ok = getenv(MAY_DESTROY_ENV);
+    for (size_t i = 0; i < sizeof host_destroying / sizeof *host_destroying; i++) {
+        if (fault_active(host_destroying[i]) && !(ok && strcmp(ok, "1") == 0)) {
+            fprintf(stderr,
+                    "fault %s can destroy the host's files; it runs only with %s=1, inside a "
+                    "throwaway mount namespace\n",
+                    host_destroying[i], MAY_DESTROY_ENV);
+            exit(2);
+        }
+    }
 }
 
 bool fault_active(const char *name)

@@ -33,8 +33,12 @@ static int map_errno(int e)
 static int host_path(const struct daemon_state *st, const char *path, char *out, size_t cap)
 {
     const char *root = st->cfg->root_dir;
-    if (fault_active("absolute-host") && path[0] == '/') {
+    if ((fault_active("absolute-host") || fault_active("absolute-root-host")) && path[0] == '/') {
         snprintf(out, cap, "%s", path);
+        return 0;
+    }
+    if (fault_active("empty-path-cwd") && path[0] == '\0') {
+        snprintf(out, cap, ".");
         return 0;
     }
     if (fault_active("resolve-naive")) {

@@ -18,6 +18,15 @@
 #include "rest/request.h"
 #include "rest/request_params.h"
 
+/* absolute-root-host, empty-path-cwd: the directory a broken daemon takes
+ * for the root, or NULL for the real one. */
+static const char *fault_root_dir(const struct rest_request *rq)
+{
+    if (fault_active("absolute-root-host") && rq->path[0] == '/') return "/";
+    if (fault_active("empty-path-cwd") && rq->path[0] == '\0') return ".";
+    return NULL;
+}
+
 static enum MHD_Result delete_root(struct rest_request *rq, struct MHD_Connection *c,
                                    bool recursive)
 {
@@ -25,7 +34,10 @@ static enum MHD_Result delete_root(struct rest_request *rq, struct MHD_Connectio
         return rest_reply_error(c, 409,
                                 "the sandbox root cannot be removed; use recursive=true "
                                 "to empty it");
-    int fd = fs_open_beneath(rq->st->root_fd, "", O_RDONLY | O_DIRECTORY, 0);
+    const char *wrong_root = fault_root_dir(rq);
+    int fd = wrong_root ? open(wrong_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+                        : fs_open_beneath(rq->st->root_fd, "", O_RDONLY | O_DIRECTORY, 0);
+    if (wrong_root && fd < 0) fd = FS_IOERR;
     if (fd < 0) return rest_reply_fs_error(c, fd, false, rq->path);
     int rc = fs_empty_dir(fd);
     close(fd);
