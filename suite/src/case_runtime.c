@@ -36,6 +36,7 @@ struct private_runtime *case_runtime_start(struct case_ctx *ctx,
         .no_planted_env = opts && opts->no_planted_env,
         .own_process_group = false,
         .health_timeout_ms = t->health_timeout_ms,
+        .confine = t->confine_runtime,
     };
     char err[2048];
     if (launcher_start(&o, &p->rt, err, sizeof err) != 0) {

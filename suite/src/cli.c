@@ -32,6 +32,15 @@ void cli_print_help(FILE *f)
         "  --launch-env NAME=VALUE   add a variable to the launched runtime's environment\n"
         "                            (repeatable).\n"
         "  --startup-timeout S       how long to wait for a launched runtime's health (20).\n"
+        "  --confine-runtime         launch the runtime (and every private instance) in a\n"
+        "                            private mount namespace where all of the host's file\n"
+        "                            systems are read-only except the runtime's own directory\n"
+        "                            (the sandbox root and its parent, where canaries go), a\n"
+        "                            private /tmp and /dev/shm: a runtime whose confinement\n"
+        "                            is broken cannot change the host's files. The runtime\n"
+        "                            sees an empty /tmp and cannot write anywhere else\n"
+        "                            (caches in HOME included: HOME is its own directory).\n"
+        "                            Needs root (CAP_SYS_ADMIN).\n"
         "\n"
         "Catalog:\n"
         "  --list                    print the (selected) cases: ID, level, clauses, tags,\n"
@@ -132,8 +141,14 @@ int cli_parse(struct cli_opts *o, int argc, char **argv, char *err, size_t err_l
             snprintf(name, sizeof name, "%s", a);
         }
         /* Flags without a value. */
-        static const char *const flags[] = {
-            "--list", "--help", "-h", "--version", "--require-complete", "--quiet", NULL};
+        static const char *const flags[] = {"--list",
+                                            "--help",
+                                            "-h",
+                                            "--version",
+                                            "--require-complete",
+                                            "--quiet",
+                                            "--confine-runtime",
+                                            NULL};
         bool is_flag = false;
         for (const char *const *fl = flags; *fl; fl++)
             is_flag |= strcmp(name, *fl) == 0;
@@ -150,6 +165,8 @@ int cli_parse(struct cli_opts *o, int argc, char **argv, char *err, size_t err_l
                 o->version = true;
             else if (strcmp(name, "--require-complete") == 0)
                 o->require_complete = true;
+            else if (strcmp(name, "--confine-runtime") == 0)
+                o->confine_runtime = true;
             else
                 o->quiet = true;
             continue;
@@ -288,6 +305,10 @@ int cli_parse(struct cli_opts *o, int argc, char **argv, char *err, size_t err_l
     }
     if (o->launch_env[0] && o->grpc) {
         snprintf(err, err_len, "--launch-env applies to launch mode only");
+        return -1;
+    }
+    if (o->confine_runtime && (o->grpc || o->rest)) {
+        snprintf(err, err_len, "--confine-runtime applies to launch mode only");
         return -1;
     }
     if (!o->jobs) {

@@ -14,6 +14,7 @@ struct cli_opts {
     const char *launch_bundled; /* path of sandboxd-ref */
     const char *launch_env[CLI_MAX_ENV + 1];
     unsigned startup_timeout_s;
+    bool confine_runtime; /* launch mode: private mount namespace, host read-only */
     /* catalog */
     bool list;
     const char *explain;

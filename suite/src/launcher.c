@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "confine.h"
 #include "fs_util.h"
 #include "rest_client.h"
 
@@ -336,6 +337,11 @@ static int start_once(const struct launch_opts *o, struct launched_runtime *rt, 
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, NULL);
         signal(SIGPIPE, SIG_DFL);
+        char cerr[512];
+        if (o->confine && confine_enter(rt->dir, cerr, sizeof cerr) != 0) {
+            dprintf(2, "%s\n", cerr);
+            _exit(126);
+        }
         execvpe(rt->argv[0], rt->argv, rt->env);
         dprintf(2, "cannot execute %s: %s\n", rt->argv[0], strerror(errno));
         _exit(127);

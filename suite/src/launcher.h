@@ -15,6 +15,7 @@ struct launch_opts {
     bool missing_root;             /* pass a root path that does not exist yet */
     bool no_planted_env;           /* plant no SANDBOX_* (or other) data variables */
     bool own_process_group;        /* setpgid: not killed with the caller's group */
+    bool confine;                  /* private mount namespace, host read-only (confine.h) */
     unsigned health_timeout_ms;    /* 0 = 20 s */
 };
 

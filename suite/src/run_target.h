@@ -16,6 +16,7 @@ struct run_target {
     char prefix[32];            /* per-run workspace prefix, e.g. "sbxc-3f9a1c07" */
     bool have_procfs_hint;      /* launch mode on Linux: /proc exists locally */
     unsigned health_timeout_ms; /* how long launches wait for /v1/health */
+    bool confine_runtime;       /* launches get a private, read-only host view (confine.h) */
 };
 
 #endif

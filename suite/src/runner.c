@@ -575,6 +575,7 @@ int runner_main(int argc, char **argv)
     snprintf(log_path, sizeof log_path, "%s/run.log", target.run_tmp);
     log_fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     target.health_timeout_ms = o.startup_timeout_s * 1000;
+    target.confine_runtime = o.confine_runtime;
 
     struct console con;
     console_init(&con, stdout, o.color, o.quiet);
@@ -650,7 +651,8 @@ int runner_main(int argc, char **argv)
                                  .work_dir = target.run_tmp,
                                  .extra_env = o.launch_env,
                                  .own_process_group = true,
-                                 .health_timeout_ms = target.health_timeout_ms};
+                                 .health_timeout_ms = target.health_timeout_ms,
+                                 .confine = target.confine_runtime};
         if (launcher_start(&lo, &rt, err, sizeof err) != 0) {
             fprintf(stderr, "sandboxd-conformance: cannot launch the runtime: %s\n", err);
             if (log_fd >= 0) dprintf(log_fd, "launch failed: %s\n", err);
@@ -687,6 +689,10 @@ int runner_main(int argc, char **argv)
         printf("launch: %s\n        gRPC %s, REST %s, root %s (healthy after %.2f s)\n",
                rt.command_line, rt.grpc_addr, rt.rest_addr, rt.root, rt.healthy_after);
         if (log_fd >= 0) dprintf(log_fd, "launched: %s (pid %d)\n", rt.command_line, (int)rt.pid);
+        if (target.confine_runtime)
+            printf("confined: private mount namespace, host read-only except %s, /tmp and "
+                   "/dev/shm private\n",
+                   rt.dir);
     }
     res.runtime.grpc_addr = target.grpc_addr;
     res.runtime.rest_addr = target.rest_addr;
