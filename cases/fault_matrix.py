@@ -23,6 +23,9 @@ line; '#' starts a comment). Modes:
                      must pass, except the listed IDs (SHOULD cases the
                      variant gives up on purpose), and a case may skip only
                      if it also skips against the clean daemon.
+  --confine          (with any mode) the same, with the runtime launched by
+                     --confine-runtime: what passes unconfined must pass
+                     confined;
   sweep NAME         cases/sweeps.tsv names sweep faults, each breaking one
                      whole capability (every Execute, every Start, all of
                      REST, every file GET), with the IDs allowed to still
@@ -107,9 +110,15 @@ def case_results(doc):
         yield c["id"], c.get("outcome"), set(tags)
 
 
+# Suite options every run of this invocation gets (--confine: the runtime
+# in a private mount namespace, host read-only).
+COMMON_ARGS = []
+
+
 def run_suite(suite, launch, extra, workdir, seed=1):
     out = os.path.join(workdir, "results.json")
-    cmd = [suite, "--launch", launch, "--json", out, "--jobs", "2", "--seed", str(seed)] + extra
+    cmd = ([suite, "--launch", launch, "--json", out, "--jobs", "2", "--seed", str(seed)] +
+           COMMON_ARGS + extra)
     proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                           timeout=900)
     if not os.path.exists(out):
@@ -127,7 +136,14 @@ def main():
     ap.add_argument("--cases-dir", required=True)
     ap.add_argument("mode", choices=["clean", "fault", "variant", "sweep"])
     ap.add_argument("fault", nargs="?")
+    ap.add_argument("--confine", action="store_true",
+                    help="run the runtime with --confine-runtime (needs root; exits 77 without)")
     a = ap.parse_args()
+    if a.confine:
+        if os.geteuid() != 0:
+            print("skipped: --confine-runtime needs root")
+            sys.exit(77)
+        COMMON_ARGS.append("--confine-runtime")
     matrix = load_matrix(a.cases_dir)
 
     with tempfile.TemporaryDirectory(prefix="sbx-faults-") as tmp:
