@@ -69,6 +69,8 @@ def plant_sentinel(top):
 
 def snapshot(top):
     """Every entry below top: type, size, mode, content hash (or link target)."""
+    if not os.path.lexists(top):
+        return {".": ("absent",)}
     snap = {}
     for dirpath, dirnames, filenames in os.walk(top, followlinks=False):
         for name in sorted(dirnames + filenames):
