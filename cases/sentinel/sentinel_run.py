@@ -30,6 +30,7 @@ import hashlib
 import json
 import os
 import shutil
+import signal
 import stat
 import subprocess
 import sys
@@ -132,6 +133,21 @@ def upper_changes(upper, allowed):
     return found
 
 
+def kill_chrooted(merged):
+    """Processes still running in the throwaway host view (a runtime the
+    suite could not stop) end with it."""
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            root = os.readlink(f"/proc/{pid}/root")
+        except OSError:
+            continue
+        if root == merged or root.startswith(merged + "/"):
+            try:
+                os.kill(int(pid), signal.SIGKILL)
+            except OSError:
+                pass
+
+
 def sh(*args):
     subprocess.run(args, check=True)
 
@@ -169,10 +185,17 @@ def inner(args):
     cmd = ["chroot", merged, "/bin/sh", "-c",
            'cd "$1" && shift && exec "$@"', "sh", DAEMON_CWD, args.suite, "--launch", launch,
            "--json", results, "--jobs", "2", "--seed", str(args.seed), "--color", "never"]
-    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                          timeout=args.timeout)
-    log = proc.stdout
     problems = []
+    try:
+        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                              timeout=args.timeout)
+        log, status = proc.stdout, proc.returncode
+    except subprocess.TimeoutExpired as e:
+        out = e.output or ""
+        log = out.decode(errors="replace") if isinstance(out, bytes) else out
+        status = "killed"
+        problems.append(f"the suite did not finish within {args.timeout} s")
+    kill_chrooted(merged)
 
     for top in SENTINEL_ROOTS:
         d = diff_snapshots(before[top], snapshot(merged + top))
@@ -188,7 +211,7 @@ def inner(args):
             res = json.load(f)
     except (OSError, ValueError) as e:
         res = None
-        problems.append(f"no results JSON ({e}); suite exit status {proc.returncode}")
+        problems.append(f"no results JSON ({e}); suite exit status {status}")
     if res is not None:
         verdict = res["verdict"]["result"]
         if verdict != "not-conformant":
