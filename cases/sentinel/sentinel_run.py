@@ -249,7 +249,7 @@ def main():
     ap.add_argument("--suite", required=True)
     ap.add_argument("--faulty", required=True)
     ap.add_argument("--seed", type=int, default=13)
-    ap.add_argument("--timeout", type=int, default=600)
+    ap.add_argument("--timeout", type=int, default=1200)
     ap.add_argument("--inner-work", dest="work", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.work:
