@@ -359,6 +359,14 @@ static void test_escape_faults(void **state)
     assert_true(fx_exists(ts.fx.outside, "created"));
     with_fault("toctou");
     assert_int_equal(do_status("GET", "/v1/files/%2e%2e/outside/secret", NULL), 403);
+    /* The narrow check-then-use fault still checks: only a swap between
+     * its check and its open escapes (S7 proves that race). */
+    with_fault("toctou-realpath");
+    assert_int_equal(do_status("GET", "/v1/files/%2e%2e/outside/secret", NULL), 403);
+    assert_int_equal(do_status("GET", "/v1/files/out_link", NULL), 403);
+    assert_int_equal(do_status("PUT", "/v1/files/dangling_out", "y"), 403);
+    assert_int_equal(do_status("PUT", "/v1/files/toctou_new/x", "z"), 204);
+    assert_int_equal(do_status("GET", "/v1/files/toctou_new/x", NULL), 200);
 }
 
 static void test_fifo_fault(void **state)
