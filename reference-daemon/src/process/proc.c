@@ -68,7 +68,8 @@ struct proc {
     int handles; /* initialised handles not yet closed */
 
     bool exited, finished, detached, released, paused, kill_pending, stdin_closed;
-    bool pty_hup; /* the PTY master read EIO before the exit was seen */
+    bool pty_hup;     /* the PTY master read EIO before the exit was seen */
+    bool spare_group; /* fault injection: proc_fault_spare_group */
     int exit_code;
     uint8_t last_input; /* last byte queued for a PTY, for EOF at line start */
 
@@ -92,6 +93,8 @@ struct proc_manager {
     bool lowest_free_id;
     int signal_exit;
     bool adopting;
+    bool shutting_down; /* a *_all call of the shutdown has run */
+    bool spare_orphans; /* fault injection: proc_fault_spare_group */
     uv_signal_t sigchld;
     void (*on_empty)(void *);
     void *on_empty_user;
@@ -505,10 +508,17 @@ int proc_signal_leader(struct proc *p, int sig)
     return pidfd_send_signal(p->pidfd, sig, NULL, 0) == 0 ? 0 : -errno;
 }
 
+void proc_fault_spare_group(struct proc *p)
+{
+    p->spare_group = true;
+    p->m->spare_orphans = true;
+}
+
 int proc_signal_group(struct proc *p, int sig)
 {
     if (p->released) return -ESRCH;
     if (!p->own_group && !p->pty) return proc_signal_leader(p, sig);
+    if (p->spare_group && p->m->shutting_down) return proc_signal_leader(p, sig);
     /* The leader is not reaped before release, so its pgid is still ours. */
     return kill(-p->pid, sig) == 0 ? 0 : -errno;
 }
@@ -849,18 +859,21 @@ void proc_manager_on_empty(struct proc_manager *m, void (*fn)(void *user), void 
 
 void proc_manager_terminate_all(struct proc_manager *m, uint64_t grace_ms)
 {
+    m->shutting_down = true;
     for (struct proc *p = m->live; p; p = p->next)
         proc_terminate(p, grace_ms);
 }
 
 void proc_manager_signal_all(struct proc_manager *m, int sig)
 {
+    m->shutting_down = true;
     for (struct proc *p = m->live; p; p = p->next)
         proc_signal_group(p, sig);
 }
 
 void proc_manager_kill_all(struct proc_manager *m)
 {
+    m->shutting_down = true;
     for (struct proc *p = m->live; p; p = p->next)
         proc_signal_group(p, SIGKILL);
     /* Once a leader has died its other descendants are re-parented to the
@@ -869,6 +882,7 @@ void proc_manager_kill_all(struct proc_manager *m)
         siginfo_t si;
         if (p->pidfd >= 0) pidfd_wait(p->pidfd, &si, WEXITED | WNOWAIT);
     }
+    if (m->spare_orphans) return;
     /* Orphans the daemon adopted, in whatever group they made for
      * themselves. A bounded number of rounds: a child may fork meanwhile. */
     for (int round = 0; round < 16; round++) {
