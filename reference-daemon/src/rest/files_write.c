@@ -98,6 +98,20 @@ static enum MHD_Result begin(struct rest_request *rq, struct MHD_Connection *c)
         rq->writing = true;
         return MHD_YES;
     }
+    /* "a.txt/" names a directory, which PUT never writes: a directory
+     * there is F5's 400, a file there is not a directory (409, as for
+     * a.txt/x), and nothing there is an invalid file path (F14). */
+    size_t plen = strlen(rq->path);
+    if (plen > 0 && rq->path[plen - 1] == '/' && !fault_active("put-file-slash-ok")) {
+        int t = fs_open_beneath(rq->st->root_fd, rq->path, O_PATH, 0);
+        struct stat sb;
+        bool dir = t >= 0 && fstat(t, &sb) == 0 && S_ISDIR(sb.st_mode);
+        if (t >= 0) close(t);
+        if (dir) return rest_reply_fs_error(c, FS_W_ISDIR, true, rq->path);
+        if (t >= 0) return rest_reply_fs_error(c, FS_NOTDIR, true, rq->path);
+        if (t == FS_NOTFOUND) return rest_reply_error(c, 400, "a file path cannot end with '/'");
+        return rest_reply_fs_error(c, t, true, rq->path);
+    }
     bool parents = !fault_active("put-no-parents");
     char name[FS_NAME_MAX + 1];
     int pfd = fault_open_parent(rq->st, rq->path, parents, name, sizeof(name));
