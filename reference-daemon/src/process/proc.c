@@ -89,6 +89,7 @@ struct proc_manager {
     uint64_t drain_ms;
     size_t stdin_limit;
     bool single_id;
+    bool drop_unwritten_stdin;
     int32_t id_step;
     bool lowest_free_id;
     int signal_exit;
@@ -316,6 +317,7 @@ static int enqueue(struct proc *p, const uint8_t *data, size_t len, bool close_a
             } else if (n < 0 && errno == EINTR) {
                 continue;
             } else if (n < 0 && errno == EAGAIN) {
+                if (p->m->drop_unwritten_stdin) return 1;
                 break;
             } else {
                 int e = n < 0 ? errno : EIO;
@@ -763,6 +765,7 @@ struct proc_manager *proc_manager_new(uv_loop_t *loop, const struct proc_manager
     m->drain_ms = opts && opts->drain_ms ? opts->drain_ms : 5000;
     m->stdin_limit = opts && opts->stdin_limit ? opts->stdin_limit : 8u << 20;
     m->single_id = opts && opts->single_id;
+    m->drop_unwritten_stdin = opts && opts->drop_unwritten_stdin;
     m->next_id = opts && opts->large_ids ? 1000000 : 1;
     m->id_step = opts && opts->large_ids ? 7 : 1;
     if (opts && opts->negative_ids) {

@@ -46,6 +46,9 @@ struct proc_manager_opts {
     uint64_t drain_ms;  /* wait for output after exit; 0 = 5000 */
     size_t stdin_limit; /* bytes queued for one process's stdin; 0 = 8 MiB */
     bool single_id;     /* fault injection: every process gets id 1 */
+    /* Fault injection: what a full pipe does not take at once is dropped
+     * and the write reported complete. */
+    bool drop_unwritten_stdin;
     /* Legal variants (tests that the suite accepts them): ids from 1000000
      * in steps of 7, or from -1000000 in steps of -7; the lowest free id
      * (reused as soon as a stream ended); a death by signal reported as
