@@ -52,7 +52,7 @@ LAUNCH = ("{daemon} {faults}--listen-host 127.0.0.1 --grpc-port {{grpc_port}} "
           "--rest-port {{rest_port}} --root-dir {{root}}")
 
 
-def load_matrix(cases_dir):
+def load_matrix(cases_dir, seeds=None):
     matrix = {}  # fault -> [case ids]
     for path in sorted(glob.glob(os.path.join(cases_dir, "**", "faults.tsv"), recursive=True)):
         with open(path, encoding="utf-8") as f:
@@ -61,9 +61,16 @@ def load_matrix(cases_dir):
                 if not line:
                     continue
                 parts = line.split()
-                if len(parts) != 2:
-                    sys.exit(f"{path}:{n}: want 'case-id<TAB>fault', got {line!r}")
+                extra = parts[2:] if len(parts) == 3 else []
+                if len(parts) not in (2, 3) or (extra and not extra[0].startswith("seeds=")):
+                    sys.exit(f"{path}:{n}: want 'case-id<TAB>fault[<TAB>seeds=N]', got {line!r}")
                 matrix.setdefault(parts[1], []).append(parts[0])
+                if extra and seeds is not None:
+                    try:
+                        k = int(extra[0].split("=", 1)[1])
+                    except ValueError:
+                        sys.exit(f"{path}:{n}: seeds=N wants a number, got {extra[0]!r}")
+                    seeds[parts[1]] = max(seeds.get(parts[1], 1), k)
     return matrix
 
 
@@ -144,7 +151,8 @@ def main():
             print("skipped: --confine-runtime needs root")
             sys.exit(77)
         COMMON_ARGS.append("--confine-runtime")
-    matrix = load_matrix(a.cases_dir)
+    seeds = {}  # fault -> runs that must each catch it (race faults)
+    matrix = load_matrix(a.cases_dir, seeds)
 
     with tempfile.TemporaryDirectory(prefix="sbx-faults-") as tmp:
         if a.mode == "clean":
@@ -173,6 +181,24 @@ def main():
             if not ids:
                 sys.exit(f"no case is mapped to fault {a.fault!r}")
             launch = LAUNCH.format(daemon=a.faulty, faults=f"--fault {a.fault} ")
+            if seeds.get(a.fault, 1) > 1:
+                # A narrow race fault (a real bug's window): every seeded
+                # run must catch it, no retries.
+                focus = "^(" + "|".join(ids) + ")( |$)"
+                missed = []
+                for seed in range(1, seeds[a.fault] + 1):
+                    proc, doc = run_suite(a.suite, launch, ["--focus", focus], tmp, seed=seed)
+                    got = {i: o for i, o, _ in case_results(doc)}
+                    for i in ids:
+                        note = next((c.get("notes") for c in doc.get("cases", [])
+                                     if c["id"] == i), "")
+                        print(f"{a.fault}: seed {seed}: {i}: {got.get(i, 'not run')} {note}")
+                    missed += [(seed, i) for i in ids if got.get(i) not in ("fail", "timeout")]
+                if missed:
+                    print(proc.stdout)
+                    sys.exit(f"fault {a.fault} went unnoticed on " +
+                             ", ".join(f"seed {s}: {i}" for s, i in missed))
+                return
             got = {}
             # Race cases catch their fault with high probability, not
             # certainty, on a loaded machine: a case that missed it is given

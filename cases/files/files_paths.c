@@ -190,10 +190,21 @@ static void unresolvable_paths(struct case_ctx *ctx)
     if (!ok || !pu_sh_ok(ctx, "ln -s loop1 loop2 && ln -s loop2 loop1 && ln -s nowhere dangling",
                          "creating a symlink loop and a dangling link", NULL))
         return;
+    check_unresolvable(ctx, "a.txt/", "a regular file named as a directory");
     check_unresolvable(ctx, "a.txt/x", "a regular file used as a directory");
     check_unresolvable(ctx, "a.txt/x/y", "a regular file used as a directory");
     check_unresolvable(ctx, "loop1/x", "a symlink loop as parent");
     check_unresolvable(ctx, "dangling/x", "a dangling symlink as parent");
+    /* An absolute link that stays inside the root, as a parent. */
+    if (pu_sh_ok(ctx, "mkdir -p d && printf inner > d/a.txt && ln -s \"$(pwd -P)/d\" abs",
+                 "creating d/a.txt and an absolute in-root link abs -> d", NULL)) {
+        check_unresolvable(ctx, "abs/a.txt/",
+                           "a file named as a directory through an "
+                           "absolute in-root link");
+        check_unresolvable(ctx, "abs/a.txt/x",
+                           "a file used as a directory through an "
+                           "absolute in-root link");
+    }
     /* A read through the loop itself is a read too. */
     p = rx_path(ctx, "loop1");
     struct http_response r;
@@ -202,10 +213,13 @@ static void unresolvable_paths(struct case_ctx *ctx)
         http_response_free(&r);
     }
     free(p);
-    char *out = fx_sh(ctx, "cat a.txt; test ! -e nowhere && echo ok", "checking the workspace");
+    char *out = fx_sh(ctx, "cat a.txt; test ! -e nowhere && echo ok; cat d/a.txt",
+                      "checking the workspace");
     if (out)
-        CASE_CHECK(ctx, strcmp(out, "fileok") == 0,
-                   "a.txt unchanged and no target created for the dangling link", "'%s'", out);
+        CASE_CHECK(ctx, strcmp(out, "fileok\ninner") == 0,
+                   "a.txt and d/a.txt unchanged (not deleted as a.txt/) and no target created for "
+                   "the dangling link",
+                   "'%s'", out);
     free(out);
 }
 SBX_CASE(unresolvable_paths, .id = "F14-001",
@@ -214,6 +228,8 @@ SBX_CASE(unresolvable_paths, .id = "F14-001",
          .clauses = "F14,F13", .level = LEVEL_SHOULD, .tags = "files,errors", .timeout_s = 30,
          .catches = "500 (ENOTDIR, ELOOP surfacing as internal errors); a file or link target "
                     "created",
-         .how = "uses a.txt/x, a.txt/x/y, a symlink loop and a dangling symlink as parents "
-                "(links made with ln -s through Execute); GET/DELETE must be 404 NOT_FOUND, HEAD "
-                "404, PUT 400 or 409 with matching Error bodies");
+         .how = "uses a.txt/ (a file with a trailing slash), a.txt/x, a.txt/x/y, a symlink "
+                "loop, a dangling symlink and an absolute symlink that stays inside the root "
+                "(abs/a.txt/, abs/a.txt/x) as parents (links made with ln -s through Execute); "
+                "GET/DELETE must be 404 NOT_FOUND, HEAD 404, PUT 400 or 409 with matching Error "
+                "bodies, and the files must still be there afterwards");

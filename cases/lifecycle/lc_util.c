@@ -1,6 +1,8 @@
 /* Lifecycle helpers (see lc_util.h). */
 #include "lifecycle/lc_util.h"
 
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -46,4 +48,18 @@ void lc_pump(struct pu_stream *a, struct pu_stream *b, unsigned wait_ms)
         if (b && !b->ended) pu_pump(b, 20);
         if ((!a || a->ended) && (!b || b->ended)) break;
     } while (case_now_ms() < end);
+}
+
+bool lc_pid_gone(pid_t pid)
+{
+    if (kill(pid, 0) != 0) return errno == ESRCH;
+    char path[64], stat[256];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f) return true;
+    size_t n = fread(stat, 1, sizeof stat - 1, f);
+    fclose(f);
+    stat[n] = '\0';
+    const char *close = strrchr(stat, ')');
+    return close && close[1] == ' ' && close[2] == 'Z';
 }

@@ -4,6 +4,7 @@
  * through case_use_runtime() / case_use_shared_runtime() (case_api.h). */
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "case_api.h"
 #include "common/proc_util.h"
@@ -20,5 +21,9 @@ bool lc_start_ready(struct case_ctx *ctx, struct pu_stream *ps, const char *scri
 /* Reads both streams (either may be NULL) for up to wait_ms, a little at a
  * time, so neither backs up. */
 void lc_pump(struct pu_stream *a, struct pu_stream *b, unsigned wait_ms);
+
+/* Whether pid is gone (or a zombie waiting for its reaper), seen from the
+ * suite's host (launch mode). */
+bool lc_pid_gone(pid_t pid);
 
 #endif

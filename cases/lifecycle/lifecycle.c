@@ -239,21 +239,6 @@ SBX_CASE(refuse_new_work, .id = "L4-001",
                 "UNAVAILABLE (a refused stream at the transport level is accepted too) without "
                 "an InitEvent");
 
-/* Whether pid is gone (or a zombie waiting for its reaper). */
-static bool pid_gone(pid_t pid)
-{
-    if (kill(pid, 0) != 0) return errno == ESRCH;
-    char path[64], stat[256];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    FILE *f = fopen(path, "r");
-    if (!f) return true;
-    size_t n = fread(stat, 1, sizeof stat - 1, f);
-    fclose(f);
-    stat[n] = '\0';
-    const char *close = strrchr(stat, ')');
-    return close && close[1] == ' ' && close[2] == 'Z';
-}
-
 static void nothing_survives(struct case_ctx *ctx)
 {
     struct private_runtime *rt = case_runtime_start(ctx, NULL);
@@ -291,9 +276,9 @@ static void nothing_survives(struct case_ctx *ctx)
             CASE_CHECK(ctx, exited, "the runtime exiting after SIGTERM", "still running");
             for (int i = 0; exited && i < npids; i++) {
                 uint64_t t1 = case_now_ms();
-                while (!pid_gone(pids[i]) && case_now_ms() - t1 < 2000)
+                while (!lc_pid_gone(pids[i]) && case_now_ms() - t1 < 2000)
                     usleep(50 * 1000);
-                CASE_CHECK(ctx, pid_gone(pids[i]),
+                CASE_CHECK(ctx, lc_pid_gone(pids[i]),
                            "no process the daemon started alive after it exited",
                            "pid %d still alive", (int)pids[i]);
             }
@@ -301,7 +286,7 @@ static void nothing_survives(struct case_ctx *ctx)
     }
     /* Whatever the outcome, leave nothing behind. */
     for (int i = 0; i < npids; i++)
-        if (!pid_gone(pids[i])) kill(pids[i], SIGKILL);
+        if (!lc_pid_gone(pids[i])) kill(pids[i], SIGKILL);
     if (a.have_init) case_untrack_process(ctx, a.pid);
     case_use_shared_runtime(ctx);
     private_runtime_stop(rt);

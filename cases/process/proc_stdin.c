@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/conf_util.h"
 #include "common/proc_util.h"
 
 static void stdin_in_order(struct case_ctx *ctx)
@@ -61,6 +62,52 @@ SBX_CASE(stdin_in_order, .id = "P12-001",
          .catches = "writes dropped, reordered or re-encoded; binary bytes mangled",
          .how = "300 random binary writes of 1-39 bytes and four 64 KiB writes into `cat`, "
                 "then eof; the stream must hold exactly the concatenation");
+
+/* More than a pipe takes at once, while the process is not reading yet:
+ * a runtime that writes once and drops what the pipe refused loses data
+ * and still answers OK. */
+#define BIG_STDIN (1u << 20)
+
+static void stdin_bigger_than_pipe(struct case_ctx *ctx)
+{
+    uint8_t *data = malloc(BIG_STDIN);
+    if (!data) {
+        case_error(ctx, "out of memory");
+        return;
+    }
+    for (size_t k = 0; k < BIG_STDIN; k++)
+        data[k] = (uint8_t)(k * 31 + 7);
+    struct proc_spec spec = {.argv = PU_ARGV("sh", "-c", "sleep 1; wc -c"), .cwd = case_dir(ctx)};
+    struct pu_stream ps = {.label = "sh -c 'sleep 1; wc -c'"};
+    if (pu_start(ctx, &ps, &spec, NULL, 10000)) {
+        int c = proc_write_stdin(ctx, ps.pid, data, BIG_STDIN);
+        CASE_CHECK(ctx, c == 0, "WriteStdin of 1 MiB accepted", "status %d", c);
+        int e = c == 0 ? proc_close_stdin(ctx, ps.pid) : -2;
+        CASE_CHECK(ctx, c != 0 || e == 0, "WriteStdin eof accepted", "status %d", e);
+        if (c == 0 && e == 0 && pu_finish(&ps, 20000)) {
+            long counted = -1;
+            char out[64];
+            size_t n = ps.out_len < sizeof out - 1 ? ps.out_len : sizeof out - 1;
+            memcpy(out, ps.out, n);
+            out[n] = '\0';
+            const char *p = out + strspn(out, " \t");
+            conf_parse_longs(p, ' ', &counted, 1);
+            CASE_CHECK(ctx, counted == (long)BIG_STDIN,
+                       "every byte of a WriteStdin larger than the pipe reaches the process",
+                       "wc -c counted %ld of %u bytes (stdout \"%s\")", counted, BIG_STDIN, out);
+        }
+    }
+    pu_free(&ps);
+    free(data);
+}
+SBX_CASE(stdin_bigger_than_pipe, .id = "P12-006",
+         .title = "A WriteStdin larger than the pipe, sent before the process reads, arrives whole",
+         .clauses = "P12", .level = LEVEL_MUST, .tags = "process", .timeout_s = 40,
+         .catches = "a write the full pipe takes only partly: the rest silently dropped while the "
+                    "call answers OK (data loss)",
+         .how = "starts `sh -c 'sleep 1; wc -c'`, writes 1 MiB in one WriteStdin at once (the "
+                "pipe holds 64 KiB and nobody reads for a second), then eof; wc must count "
+                "1,048,576 bytes");
 
 static void stdin_eof_ends(struct case_ctx *ctx)
 {

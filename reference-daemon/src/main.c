@@ -206,6 +206,7 @@ int main(int argc, char **argv)
     }
     struct proc_manager_opts pmo = {
         .single_id = fault_active("pid-reuse"),
+        .drop_unwritten_stdin = fault_active("stdin-partial-drop"),
         .drain_ms = fault_active("variant-exit-drain-short") ? 1000 : 0,
         .large_ids = fault_active("variant-pid-large"),
         .negative_ids = fault_active("variant-pid-negative"),

@@ -447,6 +447,53 @@ static void test_orphans_are_reaped(void **state)
     close_manager(m);
 }
 
+/* The orphan reaper reads the whole children list, however long: with 300
+ * other children ahead of it, an orphan's zombie is still reaped. */
+static void test_orphans_reaped_behind_many_children(void **state)
+{
+    (void)state;
+    enum { OTHERS = 300 };
+    int hold[2];
+    assert_int_equal(pipe(hold), 0);
+    pid_t others[OTHERS];
+    for (int i = 0; i < OTHERS; i++) {
+        others[i] = fork();
+        assert_true(others[i] >= 0);
+        if (others[i] == 0) {
+            /* Lives until the test closes the pipe (or 30 s pass). It keeps
+             * none of the test's descriptors: an inherited epoll or pipe
+             * would outlive the test's close and confuse its loop. */
+            dup2(hold[0], 0);
+            close_range(3, ~0u, 0);
+            alarm(30);
+            char c;
+            while (read(0, &c, 1) < 0 && errno == EINTR)
+                ;
+            _exit(0);
+        }
+    }
+    close(hold[0]);
+    struct proc_manager *m = manager(0);
+    assert_int_equal(proc_manager_adopt_orphans(m), 0);
+    char *argv[] = {"sh", "-c", "setsid sh -c 'sleep 0.3' </dev/null >/dev/null 2>&1 & exit 0",
+                    NULL};
+    struct spawn_opts o = opts(argv);
+    struct run *r = start(m, &o);
+    run_until(&r->finished, 20000);
+    assert_true(r->finished);
+    bool reaped = false;
+    for (int i = 0; i < 150 && !reaped; i++) {
+        sleep_loop(20);
+        reaped = count_children() == OTHERS;
+    }
+    close(hold[1]);
+    for (int i = 0; i < OTHERS; i++)
+        waitpid(others[i], NULL, 0);
+    assert_true(reaped);
+    free(r);
+    close_manager(m);
+}
+
 static void test_kill_all_at_exit(void **state)
 {
     (void)state;
@@ -503,6 +550,7 @@ int main(void)
         cmocka_unit_test(test_registry),
         cmocka_unit_test(test_no_leaks_over_many_cycles),
         cmocka_unit_test(test_orphans_are_reaped),
+        cmocka_unit_test(test_orphans_reaped_behind_many_children),
         cmocka_unit_test(test_kill_all_at_exit),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -538,6 +538,15 @@ static void test_unresolvable(void **state)
     assert_true(s == 400 || s == 409);
     s = status_of("PUT", "/v1/files/unres/dang/x", "x");
     assert_true(s == 400 || s == 409);
+    /* A file named with a trailing slash is not there, for every method. */
+    expect_error("GET", "/v1/files/unres/a.txt/", NULL, 404);
+    expect_error("DELETE", "/v1/files/unres/a.txt/", NULL, 404);
+    expect_error("PUT", "/v1/files/unres/a.txt/", "over", 409);
+    expect_error("PUT", "/v1/files/unres/new/", "x", 400);
+    put_ok("/v1/files/unres/adir/f", "f");
+    expect_error("PUT", "/v1/files/unres/adir/", "x", 400);
+    assert_false(fx_exists(ts.fx.root, "unres/new"));
+    get_expect("/v1/files/unres/a.txt", "a");
 }
 
 static void test_routes(void **state)

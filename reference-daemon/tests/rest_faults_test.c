@@ -359,6 +359,29 @@ static void test_escape_faults(void **state)
     assert_true(fx_exists(ts.fx.outside, "created"));
     with_fault("toctou");
     assert_int_equal(do_status("GET", "/v1/files/%2e%2e/outside/secret", NULL), 403);
+    /* The narrow check-then-use fault still checks: only a swap between
+     * its check and its open escapes (S7 proves that race). */
+    with_fault("toctou-realpath");
+    assert_int_equal(do_status("GET", "/v1/files/%2e%2e/outside/secret", NULL), 403);
+    assert_int_equal(do_status("GET", "/v1/files/out_link", NULL), 403);
+    assert_int_equal(do_status("PUT", "/v1/files/dangling_out", "y"), 403);
+    assert_int_equal(do_status("PUT", "/v1/files/toctou_new/x", "z"), 204);
+    assert_int_equal(do_status("GET", "/v1/files/toctou_new/x", NULL), 200);
+}
+
+static void test_head_body_fault(void **state)
+{
+    (void)state;
+    fx_write(ts.fx.root, "head_body.txt", "HEADBODY");
+    const char req[] = "HEAD /v1/files/head_body.txt HTTP/1.1\r\nHost: x\r\n\r\n";
+    char out[1024];
+    /* Keep-alive: the clean server answers and waits for the next request. */
+    assert_true(raw_exchange(ts.port, req, sizeof(req) - 1, out, sizeof(out), 300) > 0);
+    assert_non_null(strstr(out, "200"));
+    assert_null(strstr(out, "HEADBODY"));
+    with_fault("head-sends-body");
+    assert_true(raw_exchange(ts.port, req, sizeof(req) - 1, out, sizeof(out), 2000) > 0);
+    assert_non_null(strstr(out, "\r\n\r\nHEADBODY"));
 }
 
 static void test_fifo_fault(void **state)
@@ -506,6 +529,7 @@ int main(void)
         cmocka_unit_test_teardown(test_path_faults, reset),
         cmocka_unit_test_teardown(test_error_faults, reset),
         cmocka_unit_test_teardown(test_escape_faults, reset),
+        cmocka_unit_test_teardown(test_head_body_fault, reset),
         cmocka_unit_test_teardown(test_fifo_fault, reset),
         cmocka_unit_test_teardown(test_metadata_faults, reset),
         cmocka_unit_test_teardown(test_health_faults, reset),

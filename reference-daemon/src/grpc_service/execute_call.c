@@ -183,6 +183,10 @@ static bool launch(struct exec_call *c, Process__V1__ExecuteRequest *req)
             };
             code = svc_launch(c->svc, &spec, &mode, &callbacks, c, &c->p, err, sizeof(err));
             launch_spec_free(&spec);
+            /* shutdown-execute-leader-only (fault injection): the shutdown
+             * kills the Execute's direct child and spares its group. */
+            if (code == SBX_GRPC_OK && fault_active("shutdown-execute-leader-only"))
+                proc_fault_spare_group(c->p);
         }
     }
     if (code == SBX_GRPC_OK) return true;

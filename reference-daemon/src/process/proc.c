@@ -68,7 +68,8 @@ struct proc {
     int handles; /* initialised handles not yet closed */
 
     bool exited, finished, detached, released, paused, kill_pending, stdin_closed;
-    bool pty_hup; /* the PTY master read EIO before the exit was seen */
+    bool pty_hup;     /* the PTY master read EIO before the exit was seen */
+    bool spare_group; /* fault injection: proc_fault_spare_group */
     int exit_code;
     uint8_t last_input; /* last byte queued for a PTY, for EOF at line start */
 
@@ -88,10 +89,13 @@ struct proc_manager {
     uint64_t drain_ms;
     size_t stdin_limit;
     bool single_id;
+    bool drop_unwritten_stdin;
     int32_t id_step;
     bool lowest_free_id;
     int signal_exit;
     bool adopting;
+    bool shutting_down; /* a *_all call of the shutdown has run */
+    bool spare_orphans; /* fault injection: proc_fault_spare_group */
     uv_signal_t sigchld;
     void (*on_empty)(void *);
     void *on_empty_user;
@@ -313,6 +317,7 @@ static int enqueue(struct proc *p, const uint8_t *data, size_t len, bool close_a
             } else if (n < 0 && errno == EINTR) {
                 continue;
             } else if (n < 0 && errno == EAGAIN) {
+                if (p->m->drop_unwritten_stdin) return 1;
                 break;
             } else {
                 int e = n < 0 ? errno : EIO;
@@ -505,10 +510,17 @@ int proc_signal_leader(struct proc *p, int sig)
     return pidfd_send_signal(p->pidfd, sig, NULL, 0) == 0 ? 0 : -errno;
 }
 
+void proc_fault_spare_group(struct proc *p)
+{
+    p->spare_group = true;
+    p->m->spare_orphans = true;
+}
+
 int proc_signal_group(struct proc *p, int sig)
 {
     if (p->released) return -ESRCH;
     if (!p->own_group && !p->pty) return proc_signal_leader(p, sig);
+    if (p->spare_group && p->m->shutting_down) return proc_signal_leader(p, sig);
     /* The leader is not reaped before release, so its pgid is still ours. */
     return kill(-p->pid, sig) == 0 ? 0 : -errno;
 }
@@ -753,6 +765,7 @@ struct proc_manager *proc_manager_new(uv_loop_t *loop, const struct proc_manager
     m->drain_ms = opts && opts->drain_ms ? opts->drain_ms : 5000;
     m->stdin_limit = opts && opts->stdin_limit ? opts->stdin_limit : 8u << 20;
     m->single_id = opts && opts->single_id;
+    m->drop_unwritten_stdin = opts && opts->drop_unwritten_stdin;
     m->next_id = opts && opts->large_ids ? 1000000 : 1;
     m->id_step = opts && opts->large_ids ? 7 : 1;
     if (opts && opts->negative_ids) {
@@ -771,49 +784,65 @@ struct proc_manager *proc_manager_new(uv_loop_t *loop, const struct proc_manager
     return m;
 }
 
-/* Children of the daemon's main thread (orphans are re-parented to the
- * thread that spawned their ancestor, which is the loop's thread). Fills
- * pids, returns the count or -1 when /proc cannot tell. */
-static int list_children(pid_t *pids, int cap)
+/* Calls fn for every child of the daemon's main thread (orphans are
+ * re-parented to the thread that spawned their ancestor, which is the
+ * loop's thread), however many there are: the whole list is read first
+ * (reaping while reading would shift the kernel's list under the reader
+ * and skip entries), into an array that grows with it up to pid_max's
+ * ceiling. Returns the count, or -1 when /proc cannot tell. */
+#define CHILDREN_MAX (1 << 22) /* PID_MAX_LIMIT */
+static int for_each_child(void (*fn)(struct proc_manager *m, pid_t pid, int *others),
+                          struct proc_manager *m, int *others)
 {
     char path[64];
     snprintf(path, sizeof(path), "/proc/self/task/%ld/children", (long)gettid());
     FILE *f = fopen(path, "re");
     if (!f) return -1;
-    int n = 0;
+    pid_t *pids = NULL;
+    int n = 0, cap = 0;
     char word[24];
-    /* Only positive ids: the caller waits for each, and waitpid(0 or -1)
-     * would reap any child, the manager's own included. */
-    while (n < cap && fscanf(f, "%23s", word) == 1) {
+    /* Only positive ids: waitpid(0 or -1) would reap any child, the
+     * manager's own included. */
+    while (n < CHILDREN_MAX && fscanf(f, "%23s", word) == 1) {
         char *end;
         errno = 0;
         long v = strtol(word, &end, 10);
         if (end == word || *end || errno == ERANGE || v <= 0 || v > INT_MAX) break;
+        if (n == cap) {
+            int ncap = cap ? cap * 2 : 256;
+            pid_t *np = realloc(pids, (size_t)ncap * sizeof(*np));
+            if (!np) break;
+            pids = np;
+            cap = ncap;
+        }
         pids[n++] = (pid_t)v;
     }
     fclose(f);
+    for (int i = 0; i < n; i++)
+        fn(m, pids[i], others);
+    free(pids);
     return n;
+}
+
+/* A child that is no record of ours: reaped if it is a zombie. */
+static void reap_if_orphan(struct proc_manager *m, pid_t pid, int *others)
+{
+    (void)others;
+    if (intmap_get(&m->by_pid, pid)) return;
+    siginfo_t si;
+    waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG);
 }
 
 static void reap_orphans(struct proc_manager *m)
 {
-    pid_t pids[256];
-    int n = list_children(pids, 256);
-    if (n < 0) {
-        /* No /proc: reap whatever zombie is not ours, one at a time. */
-        for (int i = 0; i < 4096; i++) {
-            siginfo_t si;
-            memset(&si, 0, sizeof(si));
-            if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) != 0 || si.si_pid == 0) return;
-            if (intmap_get(&m->by_pid, si.si_pid)) return;
-            waitpid(si.si_pid, NULL, WNOHANG);
-        }
-        return;
-    }
-    for (int i = 0; i < n; i++) {
-        if (intmap_get(&m->by_pid, pids[i])) continue;
+    if (for_each_child(reap_if_orphan, m, NULL) >= 0) return;
+    /* No /proc: reap whatever zombie is not ours, one at a time. */
+    for (int i = 0; i < 4096; i++) {
         siginfo_t si;
-        waitid(P_PID, (id_t)pids[i], &si, WEXITED | WNOHANG);
+        memset(&si, 0, sizeof(si));
+        if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) != 0 || si.si_pid == 0) return;
+        if (intmap_get(&m->by_pid, si.si_pid)) return;
+        waitpid(si.si_pid, NULL, WNOHANG);
     }
 }
 
@@ -849,18 +878,30 @@ void proc_manager_on_empty(struct proc_manager *m, void (*fn)(void *user), void 
 
 void proc_manager_terminate_all(struct proc_manager *m, uint64_t grace_ms)
 {
+    m->shutting_down = true;
     for (struct proc *p = m->live; p; p = p->next)
         proc_terminate(p, grace_ms);
 }
 
 void proc_manager_signal_all(struct proc_manager *m, int sig)
 {
+    m->shutting_down = true;
     for (struct proc *p = m->live; p; p = p->next)
         proc_signal_group(p, sig);
 }
 
+/* An adopted orphan at the daemon's exit: killed and reaped. */
+static void kill_if_orphan(struct proc_manager *m, pid_t pid, int *others)
+{
+    if (intmap_get(&m->by_pid, pid)) return;
+    (*others)++;
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+}
+
 void proc_manager_kill_all(struct proc_manager *m)
 {
+    m->shutting_down = true;
     for (struct proc *p = m->live; p; p = p->next)
         proc_signal_group(p, SIGKILL);
     /* Once a leader has died its other descendants are re-parented to the
@@ -869,18 +910,12 @@ void proc_manager_kill_all(struct proc_manager *m)
         siginfo_t si;
         if (p->pidfd >= 0) pidfd_wait(p->pidfd, &si, WEXITED | WNOWAIT);
     }
+    if (m->spare_orphans) return;
     /* Orphans the daemon adopted, in whatever group they made for
      * themselves. A bounded number of rounds: a child may fork meanwhile. */
     for (int round = 0; round < 16; round++) {
-        pid_t pids[256];
-        int n = list_children(pids, 256);
         int others = 0;
-        for (int i = 0; i < n; i++) {
-            if (intmap_get(&m->by_pid, pids[i])) continue;
-            others++;
-            kill(pids[i], SIGKILL);
-            waitpid(pids[i], NULL, 0);
-        }
+        int n = for_each_child(kill_if_orphan, m, &others);
         if (n <= 0 || others == 0) break;
     }
 }

@@ -46,6 +46,9 @@ struct proc_manager_opts {
     uint64_t drain_ms;  /* wait for output after exit; 0 = 5000 */
     size_t stdin_limit; /* bytes queued for one process's stdin; 0 = 8 MiB */
     bool single_id;     /* fault injection: every process gets id 1 */
+    /* Fault injection: what a full pipe does not take at once is dropped
+     * and the write reported complete. */
+    bool drop_unwritten_stdin;
     /* Legal variants (tests that the suite accepts them): ids from 1000000
      * in steps of 7, or from -1000000 in steps of -7; the lowest free id
      * (reused as soon as a stream ended); a death by signal reported as
@@ -91,6 +94,11 @@ void proc_pause_output(struct proc *p, bool paused);
  * target while its record lives. */
 int proc_signal_group(struct proc *p, int sig);
 int proc_signal_leader(struct proc *p, int sig);
+
+/* Fault injection (shutdown-execute-leader-only): once the shutdown began,
+ * signals to p's group reach its leader only, and the orphans the daemon
+ * adopted are not killed at its exit (so p's descendants survive). */
+void proc_fault_spare_group(struct proc *p);
 
 /* SIGTERM to the group, then SIGKILL to the group after grace_ms (0 = at
  * once). The record is kept until the SIGKILL went out. */

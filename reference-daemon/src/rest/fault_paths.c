@@ -3,6 +3,7 @@
 #include "rest/fault_paths.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -29,6 +30,44 @@ static int map_errno(int e)
     }
 }
 
+static bool beneath(const char *real, const char *real_root)
+{
+    size_t rl = strlen(real_root);
+    return strncmp(real, real_root, rl) == 0 && (real[rl] == '\0' || real[rl] == '/');
+}
+
+/* toctou-realpath: what a check-then-use runtime does, and nothing more
+ * (no pause): realpath() the path (or, for a name not there yet, its
+ * parent), check the prefix, and hand back the resolved string for the
+ * caller to open again by name. The race window is the few microseconds
+ * between the check and that open. */
+static int checked_real_path(const char *root, const char *path, char *out, size_t cap)
+{
+    char norm[FS_PATH_MAX + 1], joined[PATH_MAX * 2], real_root[PATH_MAX], real[PATH_MAX];
+    int rc = fs_path_normalize(path, norm, sizeof(norm));
+    if (rc < 0) return rc;
+    snprintf(joined, sizeof joined, "%s/%s", root, norm);
+    if (!realpath(root, real_root)) return map_errno(errno);
+    if (realpath(joined, real)) {
+        if (!beneath(real, real_root)) return FS_ESCAPE;
+        snprintf(out, cap, "%s", real);
+        return 0;
+    }
+    int e = errno;
+    char *slash = strrchr(joined, '/');
+    if (e != ENOENT || !slash || slash == joined) return map_errno(e);
+    *slash = '\0';
+    if (!realpath(joined, real)) {
+        /* Parents still to be created: the string as it is. */
+        *slash = '/';
+        snprintf(out, cap, "%s", joined);
+        return 0;
+    }
+    if (!beneath(real, real_root)) return FS_ESCAPE;
+    snprintf(out, cap, "%s/%s", real, slash + 1);
+    return 0;
+}
+
 /* The host path a faulty daemon would use, or FAULT_PATH_UNUSED. */
 static int host_path(const struct daemon_state *st, const char *path, char *out, size_t cap)
 {
@@ -45,6 +84,7 @@ static int host_path(const struct daemon_state *st, const char *path, char *out,
         snprintf(out, cap, "%s/%s", root, path);
         return 0;
     }
+    if (fault_active("toctou-realpath")) return checked_real_path(root, path, out, cap);
     if (fault_active("symlink-follow-out") || fault_active("toctou")) {
         char norm[FS_PATH_MAX + 1];
         int rc = fs_path_normalize(path, norm, sizeof(norm));

@@ -2,7 +2,7 @@
 #define SBX_REST_FAULT_PATHS_H
 /* Path resolution as broken daemons do it, for the fault-injection build
  * only: by host path strings, following symlinks out of the root (faults
- * resolve-naive, symlink-follow-out, absolute-host, toctou). The real
+ * resolve-naive, symlink-follow-out, absolute-host, toctou, toctou-realpath). The real
  * daemon never calls into here because no fault is active. */
 #include <stddef.h>
 

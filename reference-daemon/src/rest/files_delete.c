@@ -96,6 +96,20 @@ enum MHD_Result files_delete(struct rest_request *rq, struct MHD_Connection *c)
         close(pfd);
         return rest_reply_error(c, 400, "recursive must be true or false");
     }
+    /* "a.txt/" names a directory: a file there (or a link to one) is not
+     * found, as GET, HEAD and PUT of the same path say (F14). */
+    size_t plen = strlen(rq->path);
+    if (plen > 0 && rq->path[plen - 1] == '/' && !S_ISDIR(sb.st_mode) &&
+        !fault_active("delete-file-slash-ok")) {
+        int t = S_ISLNK(sb.st_mode)
+                    ? fs_open_beneath(rq->st->root_fd, rq->path, O_RDONLY | O_DIRECTORY, 0)
+                    : FS_NOTDIR;
+        if (t < 0) {
+            close(pfd);
+            return rest_reply_fs_error(c, t == FS_ESCAPE ? FS_ESCAPE : FS_NOTDIR, false, rq->path);
+        }
+        close(t);
+    }
     if (S_ISLNK(sb.st_mode)) {
         if (fault_active("delete-follow-symlink")) {
             close(pfd);

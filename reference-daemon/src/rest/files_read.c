@@ -15,6 +15,7 @@
 #include <jansson.h>
 
 #include "fault.h"
+#include "rest/fault_head_body.h"
 #include "fs/listing.h"
 #include "fs/resolve.h"
 #include "rest/byte_range.h"
@@ -249,5 +250,6 @@ enum MHD_Result files_get(struct rest_request *rq, struct MHD_Connection *c, boo
         close(fd);
         return rest_reply_error(c, 404, "no such file or directory");
     }
+    if (head && fault_active("head-sends-body")) fault_head_body_keep(rq, fd);
     return serve_file(rq, c, fd, &sb);
 }

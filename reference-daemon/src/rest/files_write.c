@@ -21,6 +21,20 @@
 #define FAULT_TRUNCATE_AT (64 * 1024)
 #define FAULT_CORRUPT_AT (1024 * 1024)
 
+/* put-link-refused, put-replace-link (fault injection): whether the last
+ * component of the path is a symlink, wherever it points; with unlink_it
+ * the link is removed, so the write creates a new file in its place. */
+static bool fault_put_is_link(struct rest_request *rq, bool unlink_it)
+{
+    char name[FS_NAME_MAX + 1];
+    int pfd = fs_open_parent(rq->st->root_fd, rq->path, 0, name, sizeof(name));
+    if (pfd < 0) return false;
+    struct stat sb;
+    bool link = fstatat(pfd, name, &sb, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(sb.st_mode);
+    if (link && unlink_it) unlinkat(pfd, name, 0);
+    close(pfd);
+    return link;
+}
 static void fail_upload(struct rest_request *rq, unsigned status, const char *msg)
 {
     if (rq->fail_status) return;
@@ -98,6 +112,23 @@ static enum MHD_Result begin(struct rest_request *rq, struct MHD_Connection *c)
         rq->writing = true;
         return MHD_YES;
     }
+    /* "a.txt/" names a directory, which PUT never writes: a directory
+     * there is F5's 400, a file there is not a directory (409, as for
+     * a.txt/x), and nothing there is an invalid file path (F14). */
+    size_t plen = strlen(rq->path);
+    if (plen > 0 && rq->path[plen - 1] == '/' && !fault_active("put-file-slash-ok")) {
+        int t = fs_open_beneath(rq->st->root_fd, rq->path, O_PATH, 0);
+        struct stat sb;
+        bool dir = t >= 0 && fstat(t, &sb) == 0 && S_ISDIR(sb.st_mode);
+        if (t >= 0) close(t);
+        if (dir) return rest_reply_fs_error(c, FS_W_ISDIR, true, rq->path);
+        if (t >= 0) return rest_reply_fs_error(c, FS_NOTDIR, true, rq->path);
+        if (t == FS_NOTFOUND) return rest_reply_error(c, 400, "a file path cannot end with '/'");
+        return rest_reply_fs_error(c, t, true, rq->path);
+    }
+    if (fault_active("put-link-refused") && fault_put_is_link(rq, false))
+        return rest_reply_error(c, 409, "the path is a symbolic link");
+    if (fault_active("put-replace-link")) fault_put_is_link(rq, true);
     bool parents = !fault_active("put-no-parents");
     char name[FS_NAME_MAX + 1];
     int pfd = fault_open_parent(rq->st, rq->path, parents, name, sizeof(name));

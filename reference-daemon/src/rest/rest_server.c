@@ -21,6 +21,7 @@
 #include <microhttpd.h>
 
 #include "fault.h"
+#include "rest/fault_head_body.h"
 #include "rest/http_response.h"
 #include "rest/request.h"
 #include "rest/request_path.h"
@@ -148,10 +149,10 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
                          enum MHD_RequestTerminationCode toe)
 {
     (void)cls;
-    (void)c;
-    (void)toe;
     struct rest_request *rq = *con_cls;
     if (!rq) return;
+    if (rq->fault_head_body)
+        fault_head_body_send(rq, c, toe == MHD_REQUEST_TERMINATED_COMPLETED_OK);
     files_put_cleanup(rq); /* removes the temporary file of an unfinished upload */
     free(rq->path);
     if (rq->serialized) sem_post(&serial_lock);
