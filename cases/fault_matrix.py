@@ -3,7 +3,10 @@
 
 Every cases/<area>/faults.tsv maps case IDs to fault switches of the
 fault-injection build `sandboxd-ref-faulty` (one `case-id<TAB>fault` pair a
-line; '#' starts a comment). Modes:
+line; '#' starts a comment; an optional third column is a regular expression
+that the request named by every failure of the case must match, so a case
+that blames the wrong request, e.g. a probe it sent in between, is caught
+too). Modes:
 
   clean              run every case against the clean sandboxd-ref in launch
                      mode: all must pass (none may fail, time out, error or
@@ -37,6 +40,7 @@ import argparse
 import glob
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -49,7 +53,7 @@ LAUNCH = ("{daemon} {faults}--listen-host 127.0.0.1 --grpc-port {{grpc_port}} "
           "--rest-port {{rest_port}} --root-dir {{root}}")
 
 
-def load_matrix(cases_dir):
+def load_matrix(cases_dir, requests=None):
     matrix = {}  # fault -> [case ids]
     for path in sorted(glob.glob(os.path.join(cases_dir, "**", "faults.tsv"), recursive=True)):
         with open(path, encoding="utf-8") as f:
@@ -57,11 +61,28 @@ def load_matrix(cases_dir):
                 line = line.split("#", 1)[0].strip()
                 if not line:
                     continue
-                parts = line.split()
-                if len(parts) != 2:
-                    sys.exit(f"{path}:{n}: want 'case-id<TAB>fault', got {line!r}")
+                parts = line.split("\t")
+                if len(parts) == 1:
+                    parts = line.split()
+                parts = [p.strip() for p in parts]
+                if len(parts) not in (2, 3) or not parts[0] or not parts[1]:
+                    sys.exit(f"{path}:{n}: want 'case-id<TAB>fault[<TAB>request regex]', "
+                             f"got {line!r}")
                 matrix.setdefault(parts[1], []).append(parts[0])
+                if len(parts) == 3 and requests is not None:
+                    try:
+                        requests[(parts[1], parts[0])] = re.compile(parts[2])
+                    except re.error as e:
+                        sys.exit(f"{path}:{n}: bad request regex {parts[2]!r}: {e}")
     return matrix
+
+
+def failure_requests(doc):
+    """id -> [request of each failure] in a results document."""
+    out = {}
+    for c in doc.get("cases", []):
+        out[c["id"]] = [f.get("request") or "" for f in c.get("failures", [])]
+    return out
 
 
 def load_variants(cases_dir):
@@ -128,7 +149,8 @@ def main():
     ap.add_argument("mode", choices=["clean", "fault", "variant", "sweep"])
     ap.add_argument("fault", nargs="?")
     a = ap.parse_args()
-    matrix = load_matrix(a.cases_dir)
+    requests = {}  # (fault, case id) -> regex every failure's request must match
+    matrix = load_matrix(a.cases_dir, requests)
 
     with tempfile.TemporaryDirectory(prefix="sbx-faults-") as tmp:
         if a.mode == "clean":
@@ -158,6 +180,7 @@ def main():
                 sys.exit(f"no case is mapped to fault {a.fault!r}")
             launch = LAUNCH.format(daemon=a.faulty, faults=f"--fault {a.fault} ")
             got = {}
+            named = {}  # case id -> requests its failures named
             # Race cases catch their fault with high probability, not
             # certainty, on a loaded machine: a case that missed it is given
             # two more runs (a clean pass, by contrast, is never retried).
@@ -167,6 +190,8 @@ def main():
                 proc, doc = run_suite(a.suite, launch, ["--focus", focus], tmp, seed=attempt + 1)
                 got.update({i: o for i, o, _ in case_results(doc)
                             if o not in (None, "not-run")})
+                for i, reqs in failure_requests(doc).items():
+                    named.setdefault(i, []).extend(reqs)
                 pending = [i for i in ids if got.get(i) not in ("fail", "timeout")]
                 if not pending:
                     break
@@ -176,6 +201,17 @@ def main():
             if pending:
                 print(proc.stdout)
                 sys.exit(f"fault {a.fault} went unnoticed by: {', '.join(pending)}")
+            misnamed = []
+            for i in ids:
+                want = requests.get((a.fault, i))
+                wrong = sorted({r for r in named.get(i, []) if not want.search(r)}) if want else []
+                if want and (wrong or not named.get(i)):
+                    misnamed.append(i)
+                    print(f"{a.fault}: {i}: failures name requests that do not match "
+                          f"{want.pattern!r}: {wrong or '(no failure kept)'}")
+            if misnamed:
+                sys.exit(f"fault {a.fault}: failures of {', '.join(misnamed)} do not name the "
+                         f"request that produced them")
         elif a.mode == "variant":
             variants = load_variants(a.cases_dir)
             if a.fault not in variants:

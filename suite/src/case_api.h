@@ -94,6 +94,11 @@ uint64_t case_now_ms(void);
 /* The request that the next failure refers to ("PUT /v1/files/a?mode=0644",
  * "Execute {command: [sh, -c, ...]}"); shown with failures. */
 void case_request(struct case_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The request set last on this thread, copied into buf ("" when none). A
+ * helper that sends probes of its own between a request and the checks of
+ * its answer (e.g. an Execute that looks outside the root) saves it first and
+ * sets it back afterwards, so those checks still name the request. */
+void case_request_copy(const struct case_ctx *ctx, char *buf, size_t len);
 
 /* Records a failure: what was expected and what was observed. */
 void case_fail(struct case_ctx *ctx, const char *expected, const char *observed_fmt, ...)

@@ -201,6 +201,12 @@ void case_request(struct case_ctx *ctx, const char *fmt, ...)
     va_end(ap);
 }
 
+void case_request_copy(const struct case_ctx *ctx, char *buf, size_t len)
+{
+    (void)ctx;
+    if (len) snprintf(buf, len, "%s", tls_request);
+}
+
 void case_fail(struct case_ctx *ctx, const char *expected, const char *observed_fmt, ...)
 {
     va_list ap;
