@@ -116,6 +116,14 @@ void case_error(struct case_ctx *ctx, const char *fmt, ...) __attribute__((forma
 /* Informational line kept in the report (e.g. "signal death reported as -1"). */
 void case_note(struct case_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* A document finding: the OpenAPI document the run validates against
+ * (--openapi) does not describe something the contract requires (a HEAD
+ * operation, a 206, an error status), so the case judged that response by
+ * the contract instead. Listed in every report apart from failures; it
+ * never fails the case. Repeats of the same text in one case are kept once. */
+void case_doc_finding(struct case_ctx *ctx, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
 /* True once a failure, skip or error has been recorded. */
 bool case_failed(const struct case_ctx *ctx);
 

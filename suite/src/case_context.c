@@ -267,6 +267,14 @@ void case_note(struct case_ctx *ctx, const char *fmt, ...)
     va_end(ap);
 }
 
+void case_doc_finding(struct case_ctx *ctx, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    record_text(ctx, "docfinding", "text", MAX_NOTE, fmt, ap);
+    va_end(ap);
+}
+
 bool case_failed(const struct case_ctx *ctx)
 {
     return ctx->failed || ctx->skipped || ctx->errored;

@@ -481,6 +481,13 @@ int runner_main(int argc, char **argv)
             return RUNNER_USAGE;
         }
         openapi_set_path(o.openapi);
+        /* Loaded now, so a document that cannot serve is a usage error
+         * before any case runs (workers inherit the loaded document). */
+        char why[2100];
+        if (!openapi_shared(why, sizeof why)) {
+            fprintf(stderr, "sandboxd-conformance: --openapi %s\n", why);
+            return RUNNER_USAGE;
+        }
     }
     struct catalog cat;
     if (catalog_load(&cat, err, sizeof err) != 0) {
@@ -550,6 +557,8 @@ int runner_main(int argc, char **argv)
     res.params.rerun_path = o.rerun_failed;
     res.params.timeout_scale = o.timeout_scale;
     res.params.require_complete = o.require_complete;
+    res.params.openapi = openapi_path();
+    res.params.openapi_is_contract = openapi_shared_is_contract();
     res.params.argv = argv;
     res.params.argc = argc;
     snprintf(target.prefix, sizeof target.prefix, "sbxc-%08llx",

@@ -66,6 +66,8 @@ static void handle_event(struct job *j, struct case_result *r, const char *line)
                                 json_is_string(req) ? json_string_value(req) : NULL);
     } else if (strcmp(ev, "note") == 0) {
         case_result_add_note(r, jstr(o, "text"));
+    } else if (strcmp(ev, "docfinding") == 0) {
+        case_result_add_doc_finding(r, jstr(o, "text"));
     } else if (strcmp(ev, "skip") == 0) {
         if (!j->got_skip) { /* the first reason is the real one */
             free(r->reason);
