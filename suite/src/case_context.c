@@ -151,6 +151,11 @@ const char *case_root_path(struct case_ctx *ctx)
     return ctx->root_path;
 }
 
+const char *case_grpc_unusable(const struct case_ctx *ctx)
+{
+    return ctx->target && ctx->target->grpc_unusable[0] ? ctx->target->grpc_unusable : NULL;
+}
+
 const char *case_grpc_addr(const struct case_ctx *ctx)
 {
     return ctx->target->grpc_addr;

@@ -16,6 +16,10 @@ struct run_target {
     char prefix[32];            /* per-run workspace prefix, e.g. "sbxc-3f9a1c07" */
     bool have_procfs_hint;      /* launch mode on Linux: /proc exists locally */
     unsigned health_timeout_ms; /* how long launches wait for /v1/health */
+    /* Transport profile: why the gRPC address cannot carry gRPC (it answers
+     * HTTP/1.x, e.g. a proxy without HTTP/2); "" when it can. Cases that
+     * need gRPC are then skipped with this reason. */
+    char grpc_unusable[600];
 };
 
 #endif

@@ -35,6 +35,7 @@ struct job {
     int32_t pids[MAX_TRACKED];
     size_t n_pids;
     bool got_error, got_skip;
+    bool skip_before_error; /* the first error came after a skip */
 };
 
 static double now_s(void)
@@ -75,7 +76,11 @@ static void handle_event(struct job *j, struct case_result *r, const char *line)
         }
         j->got_skip = true;
     } else if (strcmp(ev, "error") == 0) {
-        if (!j->got_error) {
+        /* An error that follows a skip is its consequence (a case that could
+         * not be checked here went on and failed to set up): the skip and
+         * its reason stand. */
+        if (j->got_skip && !j->got_error) j->skip_before_error = true;
+        if (!j->got_error && !j->got_skip) {
             free(r->reason);
             r->reason = strdup(jstr(o, "message"));
         }
@@ -250,7 +255,7 @@ static void finish_case(struct job *j, struct case_result *r, const struct sched
         free(r->reason);
         r->reason = strdup(buf);
         r->outcome = OUT_ERROR;
-    } else if (j->got_error) {
+    } else if (j->got_error && !j->skip_before_error) {
         r->outcome = OUT_ERROR;
     } else if (j->got_skip) {
         r->outcome = OUT_SKIP;
