@@ -218,8 +218,7 @@ bool expect_error_body(struct case_ctx *ctx, const struct http_response *resp, l
     const json_t *documented = openapi_error_response(doc, http_status);
     const struct openapi_doc *c = documented ? NULL : contract();
     if (!documented && c && (documented = openapi_error_response(c, http_status))) {
-        case_doc_finding(ctx, "no route describes an error response with status %ld",
-                         http_status);
+        case_doc_finding(ctx, "no route describes an error response with status %ld", http_status);
         doc = c;
     }
     if (!documented) {

@@ -293,7 +293,8 @@ static void build_routes(struct openapi_doc *doc)
     json_t *paths = json_object_get(doc->root, "paths");
     const char *key;
     json_t *item;
-    json_object_foreach (paths, key, item) {
+    json_object_foreach(paths, key, item)
+    {
         const json_t *resolved = deref(doc, item, NULL, "");
         if (!json_is_object(resolved) || key[0] != '/') continue;
         const json_t *own = json_object_get(resolved, "servers");
@@ -401,8 +402,7 @@ const char *openapi_contract_path(void)
 
 /* The routes the cases check; a document describing none of them cannot be
  * what the user meant to validate against. */
-static const char *const suite_routes[] = {"/v1/files/{path}", "/v1/health", "/v1/metadata",
-                                           NULL};
+static const char *const suite_routes[] = {"/v1/files/{path}", "/v1/health", "/v1/metadata", NULL};
 
 static struct openapi_doc *contract_doc;
 static char contract_err[512];

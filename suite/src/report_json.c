@@ -206,8 +206,7 @@ json_t *report_json_build(const struct run_results *res)
     json_t *findings = json_array();
     for (size_t i = 0; i < nrows; i++) {
         json_t *ids = id_list(rows[i].cases);
-        json_array_append_new(findings,
-                              json_pack("{s:s,s:o}", "text", rows[i].text, "cases", ids));
+        json_array_append_new(findings, json_pack("{s:s,s:o}", "text", rows[i].text, "cases", ids));
     }
     report_doc_findings_free(rows, nrows);
     json_object_set_new(doc, "document",

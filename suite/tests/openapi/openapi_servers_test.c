@@ -273,12 +273,9 @@ static void upstream_document(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(server_base_path),
-        cmocka_unit_test(refs_across_components),
-        cmocka_unit_test(several_servers),
-        cmocka_unit_test(path_item_ref_and_parameter_names),
-        cmocka_unit_test(no_suite_route),
-        cmocka_unit_test(upstream_document),
+        cmocka_unit_test(server_base_path), cmocka_unit_test(refs_across_components),
+        cmocka_unit_test(several_servers),  cmocka_unit_test(path_item_ref_and_parameter_names),
+        cmocka_unit_test(no_suite_route),   cmocka_unit_test(upstream_document),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
