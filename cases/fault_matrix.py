@@ -3,7 +3,11 @@
 
 Every cases/<area>/faults.tsv maps case IDs to fault switches of the
 fault-injection build `sandboxd-ref-faulty` (one `case-id<TAB>fault` pair a
-line; '#' starts a comment). Modes:
+line; '#' starts a comment). Optional further columns: `seeds=N`, a race
+fault that each of N seeded runs must catch with no retry; `request=REGEX`,
+a regular expression that the request named by every failure of the case
+must match, so a case that blames the wrong request, e.g. a probe it sent in
+between, is caught too. Modes:
 
   clean              run every case against the clean sandboxd-ref in launch
                      mode: all must pass (none may fail, time out, error or
@@ -40,6 +44,7 @@ import argparse
 import glob
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -52,7 +57,7 @@ LAUNCH = ("{daemon} {faults}--listen-host 127.0.0.1 --grpc-port {{grpc_port}} "
           "--rest-port {{rest_port}} --root-dir {{root}}")
 
 
-def load_matrix(cases_dir, seeds=None):
+def load_matrix(cases_dir, seeds=None, requests=None):
     matrix = {}  # fault -> [case ids]
     for path in sorted(glob.glob(os.path.join(cases_dir, "**", "faults.tsv"), recursive=True)):
         with open(path, encoding="utf-8") as f:
@@ -60,18 +65,40 @@ def load_matrix(cases_dir, seeds=None):
                 line = line.split("#", 1)[0].strip()
                 if not line:
                     continue
-                parts = line.split()
-                extra = parts[2:] if len(parts) == 3 else []
-                if len(parts) not in (2, 3) or (extra and not extra[0].startswith("seeds=")):
-                    sys.exit(f"{path}:{n}: want 'case-id<TAB>fault[<TAB>seeds=N]', got {line!r}")
+                parts = [p.strip() for p in line.split("\t")]
+                if len(parts) == 1:
+                    parts = line.split()
+                if len(parts) < 2 or not parts[0] or not parts[1]:
+                    sys.exit(f"{path}:{n}: want 'case-id<TAB>fault[<TAB>seeds=N][<TAB>request=REGEX]', "
+                             f"got {line!r}")
                 matrix.setdefault(parts[1], []).append(parts[0])
-                if extra and seeds is not None:
-                    try:
-                        k = int(extra[0].split("=", 1)[1])
-                    except ValueError:
-                        sys.exit(f"{path}:{n}: seeds=N wants a number, got {extra[0]!r}")
-                    seeds[parts[1]] = max(seeds.get(parts[1], 1), k)
+                for opt in parts[2:]:
+                    key, _, val = opt.partition("=")
+                    if key == "seeds":
+                        try:
+                            k = int(val)
+                        except ValueError:
+                            sys.exit(f"{path}:{n}: seeds=N wants a number, got {opt!r}")
+                        if seeds is not None:
+                            seeds[parts[1]] = max(seeds.get(parts[1], 1), k)
+                    elif key == "request":
+                        try:
+                            rx = re.compile(val)
+                        except re.error as e:
+                            sys.exit(f"{path}:{n}: bad request regex {val!r}: {e}")
+                        if requests is not None:
+                            requests[(parts[1], parts[0])] = rx
+                    else:
+                        sys.exit(f"{path}:{n}: unknown option {opt!r} (seeds=N or request=REGEX)")
     return matrix
+
+
+def failure_requests(doc):
+    """id -> [request of each failure] in a results document."""
+    out = {}
+    for c in doc.get("cases", []):
+        out[c["id"]] = [f.get("request") or "" for f in c.get("failures", [])]
+    return out
 
 
 def load_variants(cases_dir):
@@ -152,7 +179,8 @@ def main():
             sys.exit(77)
         COMMON_ARGS.append("--confine-runtime")
     seeds = {}  # fault -> runs that must each catch it (race faults)
-    matrix = load_matrix(a.cases_dir, seeds)
+    requests = {}  # (fault, case id) -> regex every failure's request must match
+    matrix = load_matrix(a.cases_dir, seeds, requests)
 
     with tempfile.TemporaryDirectory(prefix="sbx-faults-") as tmp:
         if a.mode == "clean":
@@ -200,6 +228,7 @@ def main():
                              ", ".join(f"seed {s}: {i}" for s, i in missed))
                 return
             got = {}
+            named = {}  # case id -> requests its failures named
             # Race cases catch their fault with high probability, not
             # certainty, on a loaded machine: a case that missed it is given
             # two more runs (a clean pass, by contrast, is never retried).
@@ -209,6 +238,8 @@ def main():
                 proc, doc = run_suite(a.suite, launch, ["--focus", focus], tmp, seed=attempt + 1)
                 got.update({i: o for i, o, _ in case_results(doc)
                             if o not in (None, "not-run")})
+                for i, reqs in failure_requests(doc).items():
+                    named.setdefault(i, []).extend(reqs)
                 pending = [i for i in ids if got.get(i) not in ("fail", "timeout")]
                 if not pending:
                     break
@@ -218,6 +249,17 @@ def main():
             if pending:
                 print(proc.stdout)
                 sys.exit(f"fault {a.fault} went unnoticed by: {', '.join(pending)}")
+            misnamed = []
+            for i in ids:
+                want = requests.get((a.fault, i))
+                wrong = sorted({r for r in named.get(i, []) if not want.search(r)}) if want else []
+                if want and (wrong or not named.get(i)):
+                    misnamed.append(i)
+                    print(f"{a.fault}: {i}: failures name requests that do not match "
+                          f"{want.pattern!r}: {wrong or '(no failure kept)'}")
+            if misnamed:
+                sys.exit(f"fault {a.fault}: failures of {', '.join(misnamed)} do not name the "
+                         f"request that produced them")
         elif a.mode == "variant":
             variants = load_variants(a.cases_dir)
             if a.fault not in variants:

@@ -247,7 +247,13 @@ int canary_check(struct case_ctx *ctx, struct canary_set *c, char **diff)
     char why[512] = "";
     char *now = NULL;
     *diff = NULL;
-    if (run_state(ctx, c, &now, why, sizeof why) != 0) {
+    /* The caller's checks of the answer that come after this probe must
+     * still name the caller's request, not the probe's Execute. */
+    char request[1100];
+    case_request_copy(ctx, request, sizeof request);
+    int rc = run_state(ctx, c, &now, why, sizeof why);
+    case_request(ctx, "%s", request);
+    if (rc != 0) {
         free(now);
         *diff = conf_xasprintf("the outside-state check (Execute) failed: %s", why);
         return -1;
@@ -266,6 +272,7 @@ int canary_check(struct case_ctx *ctx, struct canary_set *c, char **diff)
     if (do_plant(ctx, c, had_parent, had_tmp, why, sizeof why) != 0 ||
         c->have_parent != had_parent || c->have_tmp != had_tmp)
         case_error(ctx, "could not restore the canaries: %s", why);
+    case_request(ctx, "%s", request);
     return 1;
 }
 

@@ -50,7 +50,8 @@ int canary_plant(struct case_ctx *ctx, struct canary_set *c);
 
 /* Compares the outside state with the baseline. Returns 0 when unchanged,
  * 1 when changed (*diff describes it; the canaries are then restored and the
- * baseline renewed), -1 when the check itself failed (*diff says why). */
+ * baseline renewed), -1 when the check itself failed (*diff says why). The
+ * request recorded with case_request() is the same afterwards. */
 int canary_check(struct case_ctx *ctx, struct canary_set *c, char **diff);
 
 /* Removes everything the set created outside (by our names only). */

@@ -439,6 +439,7 @@ static void many_streams(struct case_ctx *ctx)
      * when the server's stream limit is exactly what G6 asks for. */
     char err[256] = "";
     struct sbx_grpc_conn_opts co = {0};
+    if (!proc_grpc_usable(ctx)) return;
     struct sbx_grpc_conn *sc = sbx_grpc_connect(case_grpc_addr(ctx), &co, err, sizeof err);
     if (!sc) {
         case_fail(ctx, "a gRPC connection (h2c) to the endpoint", "%s", err);

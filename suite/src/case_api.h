@@ -94,6 +94,11 @@ uint64_t case_now_ms(void);
 /* The request that the next failure refers to ("PUT /v1/files/a?mode=0644",
  * "Execute {command: [sh, -c, ...]}"); shown with failures. */
 void case_request(struct case_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The request set last on this thread, copied into buf ("" when none). A
+ * helper that sends probes of its own between a request and the checks of
+ * its answer (e.g. an Execute that looks outside the root) saves it first and
+ * sets it back afterwards, so those checks still name the request. */
+void case_request_copy(const struct case_ctx *ctx, char *buf, size_t len);
 
 /* Records a failure: what was expected and what was observed. */
 void case_fail(struct case_ctx *ctx, const char *expected, const char *observed_fmt, ...)
@@ -110,6 +115,14 @@ void case_error(struct case_ctx *ctx, const char *fmt, ...) __attribute__((forma
 
 /* Informational line kept in the report (e.g. "signal death reported as -1"). */
 void case_note(struct case_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* A document finding: the OpenAPI document the run validates against
+ * (--openapi) does not describe something the contract requires (a HEAD
+ * operation, a 206, an error status), so the case judged that response by
+ * the contract instead. Listed in every report apart from failures; it
+ * never fails the case. Repeats of the same text in one case are kept once. */
+void case_doc_finding(struct case_ctx *ctx, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 /* True once a failure, skip or error has been recorded. */
 bool case_failed(const struct case_ctx *ctx);

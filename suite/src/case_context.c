@@ -151,6 +151,11 @@ const char *case_root_path(struct case_ctx *ctx)
     return ctx->root_path;
 }
 
+const char *case_grpc_unusable(const struct case_ctx *ctx)
+{
+    return ctx->target && ctx->target->grpc_unusable[0] ? ctx->target->grpc_unusable : NULL;
+}
+
 const char *case_grpc_addr(const struct case_ctx *ctx)
 {
     return ctx->target->grpc_addr;
@@ -199,6 +204,12 @@ void case_request(struct case_ctx *ctx, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(tls_request, MAX_REQUEST, fmt, ap);
     va_end(ap);
+}
+
+void case_request_copy(const struct case_ctx *ctx, char *buf, size_t len)
+{
+    (void)ctx;
+    if (len) snprintf(buf, len, "%s", tls_request);
 }
 
 void case_fail(struct case_ctx *ctx, const char *expected, const char *observed_fmt, ...)
@@ -258,6 +269,14 @@ void case_note(struct case_ctx *ctx, const char *fmt, ...)
     va_list ap;
     va_start(ap, fmt);
     record_text(ctx, "note", "text", MAX_NOTE, fmt, ap);
+    va_end(ap);
+}
+
+void case_doc_finding(struct case_ctx *ctx, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    record_text(ctx, "docfinding", "text", MAX_NOTE, fmt, ap);
     va_end(ap);
 }
 

@@ -37,6 +37,10 @@ struct case_ctx {
     bool parked_root_probed;
 };
 
+/* Why the run's gRPC endpoint cannot carry gRPC (run_target.grpc_unusable),
+ * or NULL when it can (or the case talks to a private instance). */
+const char *case_grpc_unusable(const struct case_ctx *ctx);
+
 /* Seed of one case, derived from the run seed and the case ID. */
 uint64_t case_derive_seed(uint64_t run_seed, const char *case_id);
 

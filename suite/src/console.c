@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "clauses.h"
+#include "report.h"
 #include "text_util.h"
 
 #define C_RESET "\033[0m"
@@ -134,6 +135,15 @@ void console_summary(struct console *c, const struct run_results *res)
         header = true;
         print_failure_details(c, r);
     }
+    struct doc_finding_row *rows;
+    size_t nrows = report_doc_findings(res, &rows);
+    if (nrows) {
+        fprintf(c->out, "\n%s (%s; judged by the contract, not failures)\n",
+                REPORT_DOC_FINDINGS_TITLE, res->params.openapi ? res->params.openapi : "?");
+        for (size_t i = 0; i < nrows; i++)
+            fprintf(c->out, "  - %s [%s]\n", rows[i].text, rows[i].cases);
+    }
+    report_doc_findings_free(rows, nrows);
     struct result_counts n;
     results_count(res, &n);
     fprintf(c->out,

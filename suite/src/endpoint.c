@@ -169,12 +169,26 @@ int endpoint_check_grpc(const char *addr, unsigned timeout_ms, char *err, size_t
         }
         got += (size_t)n;
     }
+    /* The status line of an HTTP/1.x answer, for the message. */
+    if (got >= 5 && memcmp(buf, "HTTP/", 5) == 0) {
+        while (got < sizeof buf - 1 && !memchr(buf, '\n', got) &&
+               wait_fd(fd, POLLIN, (int)timeout_ms) > 0) {
+            ssize_t n = recv(fd, buf + got, sizeof buf - 1 - got, 0);
+            if (n <= 0) break;
+            got += (size_t)n;
+        }
+    }
     close(fd);
     if (memcmp(buf, "HTTP/", 5) == 0) {
+        size_t line = 0;
+        while (line < got && buf[line] != '\r' && buf[line] != '\n' && buf[line] >= 0x20 &&
+               buf[line] < 0x7f)
+            line++;
         snprintf(err, err_len,
-                 "gRPC endpoint %s answered in HTTP/1.x, not HTTP/2 (is this the REST port?)",
-                 addr);
-        return -1;
+                 "gRPC endpoint %s answered the HTTP/2 preface in HTTP/1.x (\"%.*s\"), not "
+                 "HTTP/2 (is this the REST port, or a proxy that cannot carry gRPC?)",
+                 addr, (int)line, (const char *)buf);
+        return ENDPOINT_HTTP1;
     }
     if (buf[3] != 0x04) {
         snprintf(err, err_len,

@@ -11,7 +11,10 @@ int endpoint_validate(const char *addr, char *err, size_t err_len);
 int endpoint_connect(const char *addr, unsigned timeout_ms, char *err, size_t err_len);
 
 /* The gRPC endpoint accepts a connection and answers the HTTP/2 connection
- * preface with a SETTINGS frame. 0 or -1 with err. */
+ * preface with a SETTINGS frame. 0, or -1 with err; ENDPOINT_HTTP1 (err
+ * quoting its status line) when it answers in HTTP/1.x, as the REST port or
+ * a proxy that cannot carry gRPC does. */
+#define ENDPOINT_HTTP1 (-2)
 int endpoint_check_grpc(const char *addr, unsigned timeout_ms, char *err, size_t err_len);
 
 /* The REST endpoint answers GET /v1/health with any HTTP response; the

@@ -2,6 +2,7 @@
 #include "openapi_schema.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <regex.h>
@@ -24,6 +25,10 @@
 struct openapi_doc {
     json_t *root;
     json_t *any_schema; /* {}: for a media type documented without a schema */
+    /* Every path item under every server's base path: "/v1" + "/files/{path}"
+     * gives "/v1/files/{path}" (the suite matches request paths as sent). */
+    json_t *routes;
+    json_t *bases; /* the distinct base paths, "" for a server at the root */
 };
 
 /* ---- Findings ---------------------------------------------------------- */
@@ -228,6 +233,90 @@ bool openapi_is_rfc3339_datetime(const char *s)
 
 /* ---- The document ---------------------------------------------------------- */
 
+/* The path part of a server URL, its {variables} replaced by their
+ * defaults, without a trailing slash: "http://localhost:8080/v1" -> "/v1",
+ * "/api/{version}" with default "v2" -> "/api/v2", "http://h:1" -> "". */
+static void server_base(const json_t *server, char *out, size_t len)
+{
+    const char *url = json_string_value(json_object_get(server, "url"));
+    const json_t *vars = json_object_get(server, "variables");
+    char full[1024];
+    size_t o = 0;
+    for (const char *p = url ? url : ""; *p && o + 1 < sizeof full;) {
+        const char *close = *p == '{' ? strchr(p, '}') : NULL;
+        if (close) {
+            char name[128];
+            snprintf(name, sizeof name, "%.*s", (int)(close - p - 1), p + 1);
+            const char *def =
+                json_string_value(json_object_get(json_object_get(vars, name), "default"));
+            o += (size_t)snprintf(full + o, sizeof full - o, "%s", def ? def : "");
+            if (o >= sizeof full) o = sizeof full - 1;
+            p = close + 1;
+        } else {
+            full[o++] = *p++;
+        }
+    }
+    full[o] = '\0';
+    const char *path = full;
+    const char *scheme = strstr(full, "://");
+    if (scheme) {
+        path = strchr(scheme + 3, '/');
+        if (!path) path = "";
+    }
+    size_t n = strcspn(path, "?#");
+    while (n > 0 && path[n - 1] == '/')
+        n--;
+    snprintf(out, len, "%s%.*s", n && path[0] != '/' ? "/" : "", (int)n, path);
+}
+
+static void add_bases(json_t *bases, const json_t *servers)
+{
+    for (size_t i = 0; i < json_array_size(servers); i++) {
+        char base[1024];
+        server_base(json_array_get(servers, i), base, sizeof base);
+        bool seen = false;
+        for (size_t k = 0; k < json_array_size(bases); k++)
+            if (strcmp(json_string_value(json_array_get(bases, k)), base) == 0) seen = true;
+        if (!seen) json_array_append_new(bases, json_string(base));
+    }
+    if (json_array_size(bases) == 0) json_array_append_new(bases, json_string(""));
+}
+
+static const json_t *deref(const struct openapi_doc *doc, const json_t *node,
+                           struct openapi_violations *out, const char *where);
+
+/* OpenAPI 3.0 section 4.7.9: each path is appended to a server URL; a path
+ * item may carry its own servers, and may be a $ref to another. */
+static void build_routes(struct openapi_doc *doc)
+{
+    add_bases(doc->bases, json_object_get(doc->root, "servers"));
+    json_t *paths = json_object_get(doc->root, "paths");
+    const char *key;
+    json_t *item;
+    json_object_foreach(paths, key, item)
+    {
+        const json_t *resolved = deref(doc, item, NULL, "");
+        if (!json_is_object(resolved) || key[0] != '/') continue;
+        const json_t *own = json_object_get(resolved, "servers");
+        json_t *bases = doc->bases;
+        json_t *item_bases = NULL;
+        if (json_array_size(own) > 0) {
+            item_bases = json_array();
+            add_bases(item_bases, own);
+            bases = item_bases;
+        }
+        for (size_t i = 0; i < json_array_size(bases); i++) {
+            char *route = NULL;
+            if (asprintf(&route, "%s%s", json_string_value(json_array_get(bases, i)), key) < 0)
+                continue;
+            if (!json_object_get(doc->routes, route))
+                json_object_set(doc->routes, route, (json_t *)resolved);
+            free(route);
+        }
+        json_decref(item_bases);
+    }
+}
+
 static struct openapi_doc *from_root(json_t *root, char *err, size_t errlen)
 {
     if (!root) return NULL;
@@ -250,6 +339,9 @@ static struct openapi_doc *from_root(json_t *root, char *err, size_t errlen)
     }
     doc->root = root;
     doc->any_schema = json_object();
+    doc->routes = json_object();
+    doc->bases = json_array();
+    build_routes(doc);
     return doc;
 }
 
@@ -266,6 +358,8 @@ struct openapi_doc *openapi_load_string(const char *yaml, size_t len, char *err,
 void openapi_free(struct openapi_doc *doc)
 {
     if (!doc) return;
+    json_decref(doc->routes);
+    json_decref(doc->bases);
     json_decref(doc->root);
     json_decref(doc->any_schema);
     free(doc);
@@ -279,7 +373,7 @@ const json_t *openapi_root(const struct openapi_doc *doc)
 static pthread_mutex_t shared_lock = PTHREAD_MUTEX_INITIALIZER;
 static char *explicit_path;
 static struct openapi_doc *shared_doc;
-static char shared_err[512];
+static char shared_err[2048];
 static bool shared_tried;
 
 void openapi_set_path(const char *path)
@@ -298,7 +392,41 @@ const char *openapi_path(void)
     if (explicit_path) return explicit_path;
     const char *env = getenv("SBX_OPENAPI");
     if (env && *env) return env;
+    return openapi_contract_path();
+}
+
+const char *openapi_contract_path(void)
+{
     return SBX_SOURCE_DIR "/openapi/sandboxd.yaml";
+}
+
+/* The routes the cases check; a document describing none of them cannot be
+ * what the user meant to validate against. */
+static const char *const suite_routes[] = {"/v1/files/{path}", "/v1/health", "/v1/metadata", NULL};
+
+static struct openapi_doc *contract_doc;
+static char contract_err[512];
+static bool contract_tried;
+
+const struct openapi_doc *openapi_contract(char *err, size_t errlen)
+{
+    pthread_mutex_lock(&shared_lock);
+    if (!contract_tried) {
+        contract_tried = true;
+        contract_doc = openapi_load(openapi_contract_path(), contract_err, sizeof contract_err);
+    }
+    const struct openapi_doc *doc = contract_doc;
+    if (!doc) snprintf(err, errlen, "the contract's OpenAPI document: %s", contract_err);
+    pthread_mutex_unlock(&shared_lock);
+    return doc;
+}
+
+bool openapi_shared_is_contract(void)
+{
+    char a[PATH_MAX], b[PATH_MAX];
+    const char *p = openapi_path();
+    if (strcmp(p, openapi_contract_path()) == 0) return true;
+    return realpath(p, a) && realpath(openapi_contract_path(), b) && strcmp(a, b) == 0;
 }
 
 const struct openapi_doc *openapi_shared(char *err, size_t errlen)
@@ -307,6 +435,12 @@ const struct openapi_doc *openapi_shared(char *err, size_t errlen)
     if (!shared_tried) {
         shared_tried = true;
         shared_doc = openapi_load(openapi_path(), shared_err, sizeof shared_err);
+        char why[1500];
+        if (shared_doc && !openapi_describes_any(shared_doc, suite_routes, why, sizeof why)) {
+            snprintf(shared_err, sizeof shared_err, "%s: %s", openapi_path(), why);
+            openapi_free(shared_doc);
+            shared_doc = NULL;
+        }
     }
     const struct openapi_doc *doc = shared_doc;
     if (!doc) snprintf(err, errlen, "OpenAPI document: %s", shared_err);
@@ -666,8 +800,7 @@ size_t openapi_validate_node(const struct openapi_doc *doc, const json_t *schema
 size_t openapi_validate_schema(const struct openapi_doc *doc, const char *schema_name,
                                const json_t *instance, struct openapi_violations *out)
 {
-    const json_t *schemas = json_object_get(json_object_get(doc->root, "components"), "schemas");
-    const json_t *schema = json_object_get(schemas, schema_name);
+    const json_t *schema = openapi_schema_named(doc, schema_name);
     if (!schema) {
         add(out, "the OpenAPI document has no schema %s", schema_name);
         return 1;
@@ -699,6 +832,64 @@ static bool route_matches(const char *tmpl, const char *path)
     return *path == '\0';
 }
 
+/* Whether two templates are the same route whatever their parameters are
+ * called ("/v1/files/{path}" and "/v1/files/{filePath}"). */
+static bool same_template(const char *a, const char *b)
+{
+    while (*a && *b) {
+        if (*a == '{' && *b == '{') {
+            const char *ca = strchr(a, '}'), *cb = strchr(b, '}');
+            if (!ca || !cb) return false;
+            a = ca + 1;
+            b = cb + 1;
+            continue;
+        }
+        if (*a != *b) return false;
+        a++;
+        b++;
+    }
+    return *a == *b;
+}
+
+const char *openapi_find_route(const struct openapi_doc *doc, const char *tmpl)
+{
+    if (!tmpl) return NULL;
+    void *exact = json_object_iter_at(doc->routes, tmpl);
+    if (exact) return json_object_iter_key(exact);
+    for (void *it = json_object_iter(doc->routes); it; it = json_object_iter_next(doc->routes, it))
+        if (same_template(json_object_iter_key(it), tmpl)) return json_object_iter_key(it);
+    return NULL;
+}
+
+bool openapi_describes_any(const struct openapi_doc *doc, const char *const *tmpls, char *err,
+                           size_t errlen)
+{
+    for (size_t i = 0; tmpls[i]; i++)
+        if (openapi_find_route(doc, tmpls[i])) return true;
+    size_t o = (size_t)snprintf(err, errlen, "it describes none of the routes the suite checks (");
+    for (size_t i = 0; tmpls[i] && o < errlen; i++)
+        o += (size_t)snprintf(err + o, errlen - o, "%s%s", i ? ", " : "", tmpls[i]);
+    if (o < errlen) o += (size_t)snprintf(err + o, errlen - o, "); under its server base path");
+    for (size_t i = 0; i < json_array_size(doc->bases) && o < errlen; i++) {
+        const char *b = json_string_value(json_array_get(doc->bases, i));
+        o += (size_t)snprintf(err + o, errlen - o, "%s%s%s%s", i ? ", " : "s ", *b ? "" : "\"",
+                              *b ? b : "", *b ? "" : "\"");
+    }
+    if (o < errlen) o += (size_t)snprintf(err + o, errlen - o, " its routes are: ");
+    size_t n = 0;
+    for (void *it = json_object_iter(doc->routes); it && o < errlen && n < 12;
+         it = json_object_iter_next(doc->routes, it), n++)
+        o += (size_t)snprintf(err + o, errlen - o, "%s%s", n ? ", " : "", json_object_iter_key(it));
+    if (n == 0 && o < errlen) snprintf(err + o, errlen - o, "(none)");
+    return false;
+}
+
+const json_t *openapi_schema_named(const struct openapi_doc *doc, const char *name)
+{
+    return json_object_get(json_object_get(json_object_get(doc->root, "components"), "schemas"),
+                           name);
+}
+
 const char *openapi_match_route(const struct openapi_doc *doc, const char *request_path)
 {
     size_t plen = strcspn(request_path, "?#");
@@ -706,7 +897,7 @@ const char *openapi_match_route(const struct openapi_doc *doc, const char *reque
     if (!path) return NULL;
     const char *found = NULL;
     /* Literal routes win over templated ones. */
-    json_t *paths = json_object_get(doc->root, "paths");
+    json_t *paths = doc->routes;
     for (void *it = json_object_iter(paths); it; it = json_object_iter_next(paths, it)) {
         const char *tmpl = json_object_iter_key(it);
         if (route_matches(tmpl, path) && (!found || !strchr(tmpl, '{'))) found = tmpl;
@@ -732,7 +923,8 @@ static const json_t *lookup_status(const struct openapi_doc *doc, const json_t *
 const json_t *openapi_response(const struct openapi_doc *doc, const char *route, const char *method,
                                long status)
 {
-    const json_t *item = route ? json_object_get(json_object_get(doc->root, "paths"), route) : NULL;
+    const char *key = route ? openapi_find_route(doc, route) : NULL;
+    const json_t *item = key ? json_object_get(doc->routes, key) : NULL;
     if (!item)
         return status == 404 ? deref(doc, json_object_get(doc->root, "x-unknown-route"), NULL, "")
                              : NULL;
@@ -752,7 +944,7 @@ const json_t *openapi_response(const struct openapi_doc *doc, const char *route,
 const json_t *openapi_error_response(const struct openapi_doc *doc, long status)
 {
     if (status < 400) return NULL;
-    json_t *paths = json_object_get(doc->root, "paths");
+    json_t *paths = doc->routes;
     for (void *it = json_object_iter(paths); it; it = json_object_iter_next(paths, it)) {
         json_t *item = json_object_iter_value(it);
         for (void *m = json_object_iter(item); m; m = json_object_iter_next(item, m)) {

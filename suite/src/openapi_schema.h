@@ -61,6 +61,30 @@ size_t openapi_validate_schema(const struct openapi_doc *doc, const char *schema
 size_t openapi_validate_node(const struct openapi_doc *doc, const json_t *schema,
                              const json_t *instance, struct openapi_violations *out);
 
+/* The document's route for a template, whatever its parameters are called
+ * ("/v1/files/{path}" finds "/v1/files/{filePath}"); routes are the
+ * document's paths under each of its servers' base paths (a server
+ * "http://localhost:8080/v1" and a path "/files/{path}" give the route
+ * "/v1/files/{path}"). NULL when the document has no such route. */
+const char *openapi_find_route(const struct openapi_doc *doc, const char *tmpl);
+
+/* Whether the document describes at least one of the NULL-terminated route
+ * templates; if not, err says so and lists the routes it has. */
+bool openapi_describes_any(const struct openapi_doc *doc, const char *const *tmpls, char *err,
+                           size_t errlen);
+
+/* components/schemas/<name>, or NULL. */
+const json_t *openapi_schema_named(const struct openapi_doc *doc, const char *name);
+
+/* The project's own document, written from the contract (openapi/sandboxd.yaml
+ * of the source tree), loaded once like openapi_shared(). Where the suite's
+ * document (--openapi) does not describe a response the contract requires,
+ * cases judge it by this one and record a document finding. */
+const char *openapi_contract_path(void);
+const struct openapi_doc *openapi_contract(char *err, size_t errlen);
+/* Whether the suite's document is the contract's own. */
+bool openapi_shared_is_contract(void);
+
 /* The route template a concrete request path belongs to ("/v1/files/a/b" ->
  * "/v1/files/{path}"); a parameter that ends the template takes the rest of
  * the path, slashes included. NULL when no route matches. */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "case_api.h"
+#include "case_context.h"
 #include "process.pb-c.h"
 #include "sbx_grpc_client.h"
 
@@ -43,8 +44,21 @@ static void conn_state_destroy(void *p)
     free(st);
 }
 
+bool proc_grpc_usable(struct case_ctx *ctx)
+{
+    const char *broken = case_grpc_unusable(ctx);
+    if (!broken) return true;
+    case_skip(ctx, "needs the gRPC ProcessService, which the gRPC endpoint cannot carry: %s",
+              broken);
+    return false;
+}
+
 struct sbx_grpc_conn *proc_conn(struct case_ctx *ctx, const char **why)
 {
+    if (!proc_grpc_usable(ctx)) {
+        if (why) *why = "the gRPC endpoint cannot carry gRPC (it answers HTTP/1.x)";
+        return NULL;
+    }
     struct conn_state *st = case_client_state(ctx, STATE_KEY);
     if (!st) {
         st = calloc(1, sizeof *st);

@@ -96,6 +96,11 @@ int proc_resize(struct case_ctx *ctx, int32_t process_id, uint32_t cols, uint32_
  * with the reason in *why (static text) if no connection could be made. */
 struct sbx_grpc_conn *proc_conn(struct case_ctx *ctx, const char **why);
 
+/* False, with the case recorded as skipped (it needs gRPC), when the run's
+ * gRPC endpoint cannot carry gRPC (transport profile through a proxy that
+ * answers HTTP/1.x there); every call of this client checks it first. */
+bool proc_grpc_usable(struct case_ctx *ctx);
+
 /* Serialized ExecuteRequest / StartRequest for spec (malloc'd, *len set). */
 uint8_t *proc_pack_execute(const struct proc_spec *spec, size_t *len);
 uint8_t *proc_pack_start(const struct proc_spec *spec, const uint32_t *pty_cols_rows, size_t *len);

@@ -25,6 +25,18 @@ struct clause_rollup {
 void report_clause_rollup(const struct run_results *res, const char *clause_id,
                           struct clause_rollup *out);
 
+/* The run's document findings, each text once, with the cases that found
+ * it (comma-separated IDs), in catalog order of their first case. */
+struct doc_finding_row {
+    const char *text; /* borrowed from the results */
+    char *cases;      /* malloc'd */
+};
+/* Returns the number of rows (*rows malloc'd; free with report_doc_findings_free). */
+size_t report_doc_findings(const struct run_results *res, struct doc_finding_row **rows);
+void report_doc_findings_free(struct doc_finding_row *rows, size_t n);
+/* The heading every report gives that section. */
+#define REPORT_DOC_FINDINGS_TITLE "Document findings: what the document does not describe"
+
 /* Writes path atomically (temp file + rename) through a callback. */
 int report_write_file(const char *path, int (*fn)(FILE *f, const struct run_results *res),
                       const struct run_results *res);

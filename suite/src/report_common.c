@@ -37,6 +37,43 @@ void report_clause_rollup(const struct run_results *res, const char *clause_id,
         out->status = "incomplete";
 }
 
+size_t report_doc_findings(const struct run_results *res, struct doc_finding_row **rows)
+{
+    *rows = NULL;
+    size_t n = 0;
+    for (size_t i = 0; i < res->count; i++) {
+        const struct case_result *r = &res->cases[i];
+        for (size_t k = 0; k < r->n_doc_findings; k++) {
+            const char *text = r->doc_findings[k];
+            size_t j = 0;
+            while (j < n && strcmp((*rows)[j].text, text) != 0)
+                j++;
+            if (j == n) {
+                struct doc_finding_row *grown = realloc(*rows, (n + 1) * sizeof *grown);
+                if (!grown) return n;
+                *rows = grown;
+                grown[n].text = text;
+                grown[n].cases = strdup(r->def->id);
+                n++;
+            } else if (!text_list_has((*rows)[j].cases, r->def->id)) {
+                char *joined = text_fmt("%s,%s", (*rows)[j].cases, r->def->id);
+                if (joined) {
+                    free((*rows)[j].cases);
+                    (*rows)[j].cases = joined;
+                }
+            }
+        }
+    }
+    return n;
+}
+
+void report_doc_findings_free(struct doc_finding_row *rows, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(rows[i].cases);
+    free(rows);
+}
+
 int report_write_file(const char *path, int (*fn)(FILE *f, const struct run_results *res),
                       const struct run_results *res)
 {

@@ -91,6 +91,31 @@ static void case_row(FILE *f, const struct case_result *r, bool primary)
     fputs("</td></tr>\n", f);
 }
 
+/* A section of its own: what the OpenAPI document does not describe. */
+static void write_doc_findings(FILE *f, const struct run_results *res)
+{
+    struct doc_finding_row *rows;
+    size_t n = report_doc_findings(res, &rows);
+    if (n) {
+        fprintf(f, "<h2 id=\"document-findings\">%s</h2>\n<p>Document <code>",
+                REPORT_DOC_FINDINGS_TITLE);
+        esc(f, res->params.openapi ? res->params.openapi : "?");
+        fputs("</code>. The contract requires these; the cases judged them by the contract, so "
+              "they are not failures of the runtime.</p>\n<table><tr><th>finding</th>"
+              "<th>cases</th></tr>\n",
+              f);
+    }
+    for (size_t i = 0; i < n; i++) {
+        fputs("<tr><td>", f);
+        esc(f, rows[i].text);
+        fputs("</td><td>", f);
+        esc(f, rows[i].cases);
+        fputs("</td></tr>\n", f);
+    }
+    if (n) fputs("</table>\n", f);
+    report_doc_findings_free(rows, n);
+}
+
 static int write_html(FILE *f, const struct run_results *res)
 {
     const struct verdict_info *v = &res->verdict;
@@ -197,6 +222,7 @@ static int write_html(FILE *f, const struct run_results *res)
             fputs("</table>\n", f);
         }
     }
+    write_doc_findings(f, res);
     fputs("</body></html>\n", f);
     return ferror(f) ? -1 : 0;
 }

@@ -76,6 +76,10 @@ static json_t *case_json(const struct case_result *r)
     for (size_t i = 0; i < r->n_notes; i++)
         json_array_append_new(notes, json_string(r->notes[i]));
     json_object_set_new(c, "notes", notes);
+    json_t *findings = json_array();
+    for (size_t i = 0; i < r->n_doc_findings; i++)
+        json_array_append_new(findings, json_string(r->doc_findings[i]));
+    json_object_set_new(c, "document_findings", findings);
     if (r->in_baseline) {
         json_t *b = json_object();
         json_object_set_new(b, "reason", str_or_null(r->baseline_reason));
@@ -95,6 +99,19 @@ static json_t *tally_json(const struct level_tally *t)
 {
     return json_pack("{s:i,s:i,s:i,s:i}", "total", (int)t->total, "passed", (int)t->passed,
                      "failed", (int)t->failed, "missing", (int)t->missing);
+}
+
+/* "A,B,C" -> ["A","B","C"]. */
+static json_t *id_list(const char *list)
+{
+    json_t *ids = json_array();
+    for (const char *p = list; p && *p;) {
+        size_t n = strcspn(p, ",");
+        json_array_append_new(ids, json_stringn(p, n));
+        p += n;
+        if (*p == ',') p++;
+    }
+    return ids;
 }
 
 json_t *report_json_build(const struct run_results *res)
@@ -152,6 +169,7 @@ json_t *report_json_build(const struct run_results *res)
     json_object_set_new(params, "timeout_scale", json_real(p->timeout_scale));
     json_object_set_new(params, "require_complete", json_boolean(p->require_complete));
     json_object_set_new(params, "workspace_prefix", str_or_null(p->prefix));
+    json_object_set_new(params, "openapi", str_or_null(p->openapi));
     json_t *argv = json_array();
     for (int i = 0; i < p->argc && p->argv; i++)
         json_array_append_new(argv, json_string(p->argv[i]));
@@ -181,6 +199,19 @@ json_t *report_json_build(const struct run_results *res)
     json_object_set_new(verdict, "should", tally_json(&v->should));
     json_object_set_new(verdict, "reasons", reasons);
     json_object_set_new(doc, "verdict", verdict);
+
+    /* What the document does not describe (judged by the contract). */
+    struct doc_finding_row *rows;
+    size_t nrows = report_doc_findings(res, &rows);
+    json_t *findings = json_array();
+    for (size_t i = 0; i < nrows; i++) {
+        json_t *ids = id_list(rows[i].cases);
+        json_array_append_new(findings, json_pack("{s:s,s:o}", "text", rows[i].text, "cases", ids));
+    }
+    report_doc_findings_free(rows, nrows);
+    json_object_set_new(doc, "document",
+                        json_pack("{s:o,s:b,s:o}", "path", str_or_null(p->openapi), "contract",
+                                  p->openapi_is_contract, "findings", findings));
 
     json_t *clauses = json_array();
     for (size_t i = 0; i < clause_count; i++) {

@@ -3,6 +3,7 @@
  * JUnit schema (suite/tests/junit.xsd). Timeouts are failures of type
  * "timeout"; baseline expected failures are reported as skipped. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "clauses.h"
@@ -72,10 +73,15 @@ static void write_case(FILE *f, const struct case_result *r)
         failure_text(f, r);
         fputs("</failure>\n", f);
     }
-    if (r->n_notes || r->unexpected_pass || r->output) {
+    if (r->n_notes || r->n_doc_findings || r->unexpected_pass || r->output) {
         fputs("      <system-out>", f);
         if (r->unexpected_pass)
             fputs("unexpected pass: listed in the baseline but passed now\n", f);
+        for (size_t i = 0; i < r->n_doc_findings; i++) {
+            fputs("document finding (judged by the contract): ", f);
+            text_write_xml(f, r->doc_findings[i]);
+            fputc('\n', f);
+        }
         for (size_t i = 0; i < r->n_notes; i++) {
             fputs("note: ", f);
             text_write_xml(f, r->notes[i]);
@@ -105,6 +111,8 @@ static int write_junit(FILE *f, const struct run_results *res)
             "<testsuites name=\"sandboxd-conformance\" tests=\"%u\" failures=\"%u\" "
             "errors=\"%u\" time=\"%.3f\">\n",
             tests, failures, errors, res->seconds);
+    struct doc_finding_row *rows;
+    size_t nrows = report_doc_findings(res, &rows);
     for (size_t g = 0; g < clause_group_count; g++) {
         char letter = clause_groups[g].letter;
         unsigned t = 0, fl = 0, er = 0, sk = 0;
@@ -154,6 +162,19 @@ static int write_junit(FILE *f, const struct run_results *res)
             attr(f, "value", props[p][1]);
             fputs("/>\n", f);
         }
+        /* Run-level like the properties above: every suite carries them. */
+        fputs("      <property", f);
+        attr(f, "name", "document");
+        attr(f, "value", res->params.openapi ? res->params.openapi : "");
+        fputs("/>\n", f);
+        for (size_t k = 0; k < nrows; k++) {
+            char *value = text_fmt("%s [%s]", rows[k].text, rows[k].cases);
+            fputs("      <property", f);
+            attr(f, "name", "document.finding");
+            attr(f, "value", value ? value : rows[k].text);
+            fputs("/>\n", f);
+            free(value);
+        }
         fputs("    </properties>\n", f);
         for (size_t i = 0; i < res->count; i++) {
             const struct case_result *r = &res->cases[i];
@@ -164,6 +185,7 @@ static int write_junit(FILE *f, const struct run_results *res)
         fputs("  </testsuite>\n", f);
     }
     fputs("</testsuites>\n", f);
+    report_doc_findings_free(rows, nrows);
     return ferror(f) ? -1 : 0;
 }
 

@@ -16,6 +16,26 @@ static const char *status_icon(const char *status)
     return "⚠️";
 }
 
+static void write_doc_findings(FILE *f, const struct run_results *res)
+{
+    struct doc_finding_row *rows;
+    size_t n = report_doc_findings(res, &rows);
+    if (n) {
+        fprintf(f, "### %s\n\nDocument `", REPORT_DOC_FINDINGS_TITLE);
+        text_write_md_cell(f, res->params.openapi ? res->params.openapi : "?");
+        fputs("`. The contract requires these; the cases judged them by the contract, so they "
+              "are not failures of the runtime.\n\n| finding | cases |\n|---|---|\n",
+              f);
+    }
+    for (size_t i = 0; i < n; i++) {
+        fputs("| ", f);
+        text_write_md_cell(f, rows[i].text);
+        fprintf(f, " | %s |\n", rows[i].cases);
+    }
+    if (n) fputc('\n', f);
+    report_doc_findings_free(rows, n);
+}
+
 static int write_md(FILE *f, const struct run_results *res)
 {
     const struct verdict_info *v = &res->verdict;
@@ -87,6 +107,7 @@ static int write_md(FILE *f, const struct run_results *res)
         }
         fputs("</details>\n\n", f);
     }
+    write_doc_findings(f, res);
     return ferror(f) ? -1 : 0;
 }
 

@@ -85,6 +85,20 @@ static int write_tap(FILE *f, const struct run_results *res)
             fputs("  ...\n", f);
         }
     }
+    /* Diagnostics, not test points: the findings never fail a case. */
+    struct doc_finding_row *rows;
+    size_t nrows = report_doc_findings(res, &rows);
+    if (nrows) {
+        fprintf(f, "# %s (", REPORT_DOC_FINDINGS_TITLE);
+        directive_text(f, res->params.openapi ? res->params.openapi : "?");
+        fputs("; judged by the contract)\n", f);
+    }
+    for (size_t i = 0; i < nrows; i++) {
+        fputs("#   - ", f);
+        directive_text(f, rows[i].text);
+        fprintf(f, " [%s]\n", rows[i].cases);
+    }
+    report_doc_findings_free(rows, nrows);
     fprintf(f, "# verdict: %s\n", verdict_name(res->verdict.verdict));
     return ferror(f) ? -1 : 0;
 }

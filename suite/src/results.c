@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { MAX_KEPT_FAILURES = 50, MAX_KEPT_NOTES = 50 };
+enum { MAX_KEPT_FAILURES = 50, MAX_KEPT_NOTES = 50, MAX_KEPT_DOC_FINDINGS = 50 };
 
 const char *outcome_name(enum outcome o)
 {
@@ -128,6 +128,18 @@ void case_result_add_note(struct case_result *r, const char *text)
     grown[r->n_notes++] = strdup(text ? text : "");
 }
 
+void case_result_add_doc_finding(struct case_result *r, const char *text)
+{
+    text = text ? text : "";
+    for (size_t i = 0; i < r->n_doc_findings; i++)
+        if (strcmp(r->doc_findings[i], text) == 0) return;
+    if (r->n_doc_findings >= MAX_KEPT_DOC_FINDINGS) return;
+    char **grown = realloc(r->doc_findings, (r->n_doc_findings + 1) * sizeof *grown);
+    if (!grown) return;
+    r->doc_findings = grown;
+    grown[r->n_doc_findings++] = strdup(text);
+}
+
 void run_results_free(struct run_results *res)
 {
     for (size_t i = 0; i < res->count; i++) {
@@ -141,6 +153,9 @@ void run_results_free(struct run_results *res)
         for (size_t n = 0; n < r->n_notes; n++)
             free(r->notes[n]);
         free(r->notes);
+        for (size_t n = 0; n < r->n_doc_findings; n++)
+            free(r->doc_findings[n]);
+        free(r->doc_findings);
         free(r->reason);
         free(r->output);
     }

@@ -35,6 +35,8 @@ struct case_result {
     unsigned failures_total; /* including those not kept */
     char **notes;
     size_t n_notes;
+    char **doc_findings; /* what the OpenAPI document does not describe (distinct) */
+    size_t n_doc_findings;
     double seconds;
     uint64_t seed;
     char *output;        /* what the case printed (bounded) */
@@ -94,6 +96,8 @@ struct run_params {
     double timeout_scale;
     bool require_complete;
     const char *prefix;
+    const char *openapi;      /* the document responses were validated against */
+    bool openapi_is_contract; /* it is the project's own (no findings possible) */
     char **argv;
     int argc;
 };
@@ -129,6 +133,8 @@ bool result_is_bad(const struct case_result *r);
 void case_result_add_failure(struct case_result *r, const char *expected, const char *observed,
                              const char *request);
 void case_result_add_note(struct case_result *r, const char *text);
+/* Adds a document finding unless the case has that text already. */
+void case_result_add_doc_finding(struct case_result *r, const char *text);
 void run_results_free(struct run_results *res);
 
 #endif

@@ -17,6 +17,10 @@ struct run_target {
     bool have_procfs_hint;      /* launch mode on Linux: /proc exists locally */
     unsigned health_timeout_ms; /* how long launches wait for /v1/health */
     bool confine_runtime;       /* launches get a private, read-only host view (confine.h) */
+    /* Transport profile: why the gRPC address cannot carry gRPC (it answers
+     * HTTP/1.x, e.g. a proxy without HTTP/2); "" when it can. Cases that
+     * need gRPC are then skipped with this reason. */
+    char grpc_unusable[600];
 };
 
 #endif

@@ -481,6 +481,13 @@ int runner_main(int argc, char **argv)
             return RUNNER_USAGE;
         }
         openapi_set_path(o.openapi);
+        /* Loaded now, so a document that cannot serve is a usage error
+         * before any case runs (workers inherit the loaded document). */
+        char why[2100];
+        if (!openapi_shared(why, sizeof why)) {
+            fprintf(stderr, "sandboxd-conformance: --openapi %s\n", why);
+            return RUNNER_USAGE;
+        }
     }
     struct catalog cat;
     if (catalog_load(&cat, err, sizeof err) != 0) {
@@ -550,6 +557,8 @@ int runner_main(int argc, char **argv)
     res.params.rerun_path = o.rerun_failed;
     res.params.timeout_scale = o.timeout_scale;
     res.params.require_complete = o.require_complete;
+    res.params.openapi = openapi_path();
+    res.params.openapi_is_contract = openapi_shared_is_contract();
     res.params.argv = argv;
     res.params.argc = argc;
     snprintf(target.prefix, sizeof target.prefix, "sbxc-%08llx",
@@ -598,6 +607,17 @@ int runner_main(int argc, char **argv)
         char *body = NULL;
         int g = endpoint_check_grpc(o.grpc, REACH_TIMEOUT_MS, e1, sizeof e1);
         int r = endpoint_check_rest(o.rest, REACH_TIMEOUT_MS, &status, &body, e2, sizeof e2);
+        if (g == ENDPOINT_HTTP1 && r == 0 && o.transport) {
+            /* Certifying a proxy that cannot carry gRPC is what the
+             * transport profile is for: the run goes on, T1-T3 fail with
+             * what was observed, cases that need gRPC are skipped. */
+            snprintf(target.grpc_unusable, sizeof target.grpc_unusable, "%s", e1);
+            printf("transport profile: %s\n  the run goes on: cases that need gRPC are skipped, "
+                   "T1-T3 report it\n",
+                   e1);
+            if (log_fd >= 0) dprintf(log_fd, "gRPC endpoint cannot carry gRPC: %s\n", e1);
+            g = 0;
+        }
         if (g != 0 || r != 0) {
             fprintf(stderr, "sandboxd-conformance: endpoint unreachable:\n");
             if (g != 0) fprintf(stderr, "  %s\n", e1);

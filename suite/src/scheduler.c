@@ -35,6 +35,7 @@ struct job {
     int32_t pids[MAX_TRACKED];
     size_t n_pids;
     bool got_error, got_skip;
+    bool skip_before_error; /* the first error came after a skip */
 };
 
 static double now_s(void)
@@ -66,6 +67,8 @@ static void handle_event(struct job *j, struct case_result *r, const char *line)
                                 json_is_string(req) ? json_string_value(req) : NULL);
     } else if (strcmp(ev, "note") == 0) {
         case_result_add_note(r, jstr(o, "text"));
+    } else if (strcmp(ev, "docfinding") == 0) {
+        case_result_add_doc_finding(r, jstr(o, "text"));
     } else if (strcmp(ev, "skip") == 0) {
         if (!j->got_skip) { /* the first reason is the real one */
             free(r->reason);
@@ -73,7 +76,11 @@ static void handle_event(struct job *j, struct case_result *r, const char *line)
         }
         j->got_skip = true;
     } else if (strcmp(ev, "error") == 0) {
-        if (!j->got_error) {
+        /* An error that follows a skip is its consequence (a case that could
+         * not be checked here went on and failed to set up): the skip and
+         * its reason stand. */
+        if (j->got_skip && !j->got_error) j->skip_before_error = true;
+        if (!j->got_error && !j->got_skip) {
             free(r->reason);
             r->reason = strdup(jstr(o, "message"));
         }
@@ -248,7 +255,7 @@ static void finish_case(struct job *j, struct case_result *r, const struct sched
         free(r->reason);
         r->reason = strdup(buf);
         r->outcome = OUT_ERROR;
-    } else if (j->got_error) {
+    } else if (j->got_error && !j->skip_before_error) {
         r->outcome = OUT_ERROR;
     } else if (j->got_skip) {
         r->outcome = OUT_SKIP;

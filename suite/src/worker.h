@@ -2,7 +2,8 @@
 #define SBX_WORKER_H
 /* The child side of a run: a forked worker runs one case in its own
  * workspace directory and reports events as JSON lines on report_fd
- * ({"ev":"start"|"fail"|"note"|"skip"|"error"|"track"|"untrack"|"done",...});
+ * ({"ev":"start"|"fail"|"note"|"docfinding"|"skip"|"error"|"track"|"untrack"|
+ * "done",...});
  * a cleanup job kills a case's leftover processes and removes its directory. */
 #include <stddef.h>
 #include <stdint.h>
