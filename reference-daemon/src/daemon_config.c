@@ -31,6 +31,15 @@ static const char usage[] =
     "  --http-max-connections-per-client N\n"
     "                              REST connections from one client address\n"
     "                              (default 512)\n"
+    "  --grpc-max-connections N    gRPC connections served at once; more are closed\n"
+    "                              at once (default 1024)\n"
+    "  --grpc-handshake-timeout D  an HTTP/2 client must have sent its preface and\n"
+    "                              SETTINGS this long after connecting (default 10s)\n"
+    "  --grpc-idle-timeout D       a gRPC connection without an open stream this long\n"
+    "                              gets GOAWAY and is closed (default 5m)\n"
+    "  --grpc-request-timeout D    a request message must be complete this long after\n"
+    "                              its headers, else the stream is reset (default 60s)\n"
+    "                              (0 switches any of these three off)\n"
     "  --stream-chunk-size N       max bytes per stdout/stderr event (default 4096)\n"
     "  --execute-output-limit N    max bytes Execute buffers per stream; beyond it\n"
     "                              the call fails with RESOURCE_EXHAUSTED (default 64Mi)\n"
@@ -108,6 +117,12 @@ static int parse_count(const char *s, unsigned *out)
     return 0;
 }
 
+/* A duration the gRPC server keeps in 32-bit milliseconds (24 days). */
+static int parse_timeout(const char *s, uint64_t *out_ms)
+{
+    return daemon_parse_duration(s, out_ms) || *out_ms > UINT32_MAX ? -1 : 0;
+}
+
 static int parse_port(const char *s, int *out)
 {
     char *end;
@@ -131,6 +146,10 @@ static void set_defaults(struct daemon_config *cfg)
     cfg->http_header_timeout_ms = 10000;
     cfg->http_max_connections = 4096;
     cfg->http_max_per_client = 512;
+    cfg->grpc_max_connections = 1024;
+    cfg->grpc_handshake_timeout_ms = 10000;
+    cfg->grpc_idle_timeout_ms = 300000;
+    cfg->grpc_request_timeout_ms = 60000;
     cfg->stream_chunk_size = 4096;
     cfg->execute_output_limit = 64u << 20;
 }
@@ -198,6 +217,14 @@ int daemon_config_parse(struct daemon_config *cfg, int argc, char **argv)
             bad = parse_count(value, &cfg->http_max_connections);
         else if (strcmp(name, "--http-max-connections-per-client") == 0)
             bad = parse_count(value, &cfg->http_max_per_client);
+        else if (strcmp(name, "--grpc-max-connections") == 0)
+            bad = parse_count(value, &cfg->grpc_max_connections);
+        else if (strcmp(name, "--grpc-handshake-timeout") == 0)
+            bad = parse_timeout(value, &cfg->grpc_handshake_timeout_ms);
+        else if (strcmp(name, "--grpc-idle-timeout") == 0)
+            bad = parse_timeout(value, &cfg->grpc_idle_timeout_ms);
+        else if (strcmp(name, "--grpc-request-timeout") == 0)
+            bad = parse_timeout(value, &cfg->grpc_request_timeout_ms);
         else if (strcmp(name, "--stream-chunk-size") == 0)
             bad = parse_size(value, &cfg->stream_chunk_size) || cfg->stream_chunk_size == 0 ||
                   cfg->stream_chunk_size > (4u << 20);

@@ -114,6 +114,10 @@ static struct sbx_grpc_server *start_grpc(uv_loop_t *loop, struct daemon_state *
             (fault_active("variant-no-grpc-message") ? SBX_GRPC_VARIANT_NO_MESSAGE : 0) |
             (fault_active("variant-content-type-proto") ? SBX_GRPC_VARIANT_PROTO_CONTENT_TYPE : 0) |
             (fault_active("variant-deadline-rst") ? SBX_GRPC_VARIANT_DEADLINE_RESET : 0),
+        .max_connections = cfg->grpc_max_connections,
+        .handshake_timeout_ms = (unsigned)cfg->grpc_handshake_timeout_ms,
+        .idle_timeout_ms = (unsigned)cfg->grpc_idle_timeout_ms,
+        .request_timeout_ms = (unsigned)cfg->grpc_request_timeout_ms,
         /* An Execute answer carries both output buffers in one message. */
         .max_call_queue = cfg->execute_output_limit ? 2 * cfg->execute_output_limit + (1u << 20)
                                                     : (size_t)256 << 20,

@@ -2,6 +2,7 @@
 #include "rest/header_deadline.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -140,8 +141,12 @@ void header_deadline_on_connection(void *cls, struct MHD_Connection *c, void **s
     else
         hd->head = w->next;
     if (w->next) w->next->prev = w->prev;
+    bool last = !hd->head;
     pthread_mutex_unlock(&hd->lock);
     free(w);
+    /* The last connection closed: return the heap pages that thousands of
+     * connection threads may have left in their arenas. */
+    if (last) malloc_trim(0);
     *socket_context = NULL;
 }
 
