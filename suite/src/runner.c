@@ -253,7 +253,8 @@ static void probe_runtime(const struct run_target *t, struct runtime_identity *r
     size_t got = 0;
     double deadline = mono_s() + PROBE_TIMEOUT_S;
     fcntl(p[0], F_SETFL, O_NONBLOCK);
-    while (got < sizeof buf - 1 && mono_s() < deadline) {
+    /* A signal ends the wait: the reports are due, not the probe. */
+    while (got < sizeof buf - 1 && mono_s() < deadline && !interrupted) {
         ssize_t n = read(p[0], buf + got, sizeof buf - 1 - got);
         if (n == 0) break;
         if (n < 0) {

@@ -450,6 +450,7 @@ void scheduler_run(struct run_results *res, const struct sched_opts *o)
                     r->outcome = OUT_SKIP;
                     free(r->reason);
                     r->reason = strdup("interrupted while running: the run was stopped");
+                    r->not_run = true; /* no verdict of its own */
                 } else {
                     mark_unresponsive(r, res, true);
                 }

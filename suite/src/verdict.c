@@ -58,7 +58,7 @@ void verdict_compute(struct run_results *res, bool full_level, bool require_comp
 
     add_reason(v, "MUST", v->must.failed, "failed, timed out or errored");
     const char *not_run = res->unreachable ? "not run (the runtime is unreachable)"
-                                           : "not run (the run was interrupted)";
+                                           : "not run or not finished (the run was interrupted)";
     add_reason(v, "MUST", must_interrupted, not_run);
     add_reason(v, "MUST", must_skipped, "skipped (unmet needs: see each case)");
     add_reason(v, "MUST", must_filtered, "filtered out by the selection");
