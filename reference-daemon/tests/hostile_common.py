@@ -1,6 +1,7 @@
 """What the hostile-peer tests share: a sandboxd-ref on ephemeral loopback
 ports over a temporary root, its threads, descriptors and RSS from /proc,
 health and Execute probes, and the check log."""
+import json
 import os
 import shutil
 import socket
@@ -105,12 +106,22 @@ def health_answers(port, source="127.0.0.1"):
 
 
 def execute_works(suite, d):
-    r = subprocess.run([suite, "--grpc", f"127.0.0.1:{d.grpc}", "--rest", f"127.0.0.1:{d.rest}",
-                        "--focus", "^P1-001$"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                       text=True, timeout=120)
-    if r.returncode != 0:
+    """The suite's P1-001 (Execute with stdout and stderr) passes."""
+    with tempfile.TemporaryDirectory(prefix="sbx-hostile-json-") as tmp:
+        out = os.path.join(tmp, "r.json")
+        r = subprocess.run([suite, "--grpc", f"127.0.0.1:{d.grpc}", "--rest",
+                            f"127.0.0.1:{d.rest}", "--focus", "^P1-001 ", "--json", out],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                           timeout=120)
+        try:
+            with open(out) as f:
+                cases = {c["id"]: c for c in json.load(f)["cases"]}
+        except (OSError, ValueError, KeyError):
+            cases = {}
+    ok = r.returncode == 0 and cases.get("P1-001", {}).get("outcome") == "pass"
+    if not ok:
         print(r.stdout[-2000:])
-    return r.returncode == 0
+    return ok
 
 
 def wait_back_down(d, before, what):

@@ -231,14 +231,25 @@ static int open_listener(const char *host, int port, int *bound, char *err, size
 }
 
 /* One descriptor per connection plus a few per request: use what the
- * hard limit allows. */
-static void raise_fd_limit(void)
+ * hard limit allows. Returns the limit now in force. */
+static rlim_t raise_fd_limit(void)
 {
     struct rlimit rl;
-    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0) return RLIM_INFINITY;
+    if (rl.rlim_cur < rl.rlim_max) {
         rl.rlim_cur = rl.rlim_max;
-        setrlimit(RLIMIT_NOFILE, &rl);
+        if (setrlimit(RLIMIT_NOFILE, &rl) != 0) getrlimit(RLIMIT_NOFILE, &rl);
     }
+    return rl.rlim_cur;
+}
+
+/* The process has one descriptor table: REST connections may take at most
+ * half of it, so that a flood of them leaves descriptors for Execute's
+ * pipes, file transfers and gRPC (which takes at most a quarter). */
+static unsigned fd_share(unsigned wanted, rlim_t fd_limit)
+{
+    if (fd_limit == RLIM_INFINITY || fd_limit / 2 >= wanted) return wanted;
+    return fd_limit / 2 > 16 ? (unsigned)(fd_limit / 2) : 16;
 }
 
 struct rest_server *rest_server_start(struct daemon_state *st, char *err, size_t errlen)
@@ -250,7 +261,7 @@ struct rest_server *rest_server_start(struct daemon_state *st, char *err, size_t
         return NULL;
     }
     srv->st = st;
-    raise_fd_limit();
+    rlim_t fd_limit = raise_fd_limit();
     int bound = cfg->rest_port;
     srv->listen_fd = open_listener(cfg->listen_host, cfg->rest_port, &bound, err, errlen);
     if (srv->listen_fd < 0) {
@@ -276,8 +287,9 @@ struct rest_server *rest_server_start(struct daemon_state *st, char *err, size_t
     struct MHD_OptionItem limits[3];
     size_t nl = 0;
     if (cfg->http_max_connections)
-        limits[nl++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_LIMIT,
-                                               (intptr_t)cfg->http_max_connections, NULL};
+        limits[nl++] =
+            (struct MHD_OptionItem){MHD_OPTION_CONNECTION_LIMIT,
+                                    (intptr_t)fd_share(cfg->http_max_connections, fd_limit), NULL};
     if (cfg->http_max_per_client)
         limits[nl++] = (struct MHD_OptionItem){MHD_OPTION_PER_IP_CONNECTION_LIMIT,
                                                (intptr_t)cfg->http_max_per_client, NULL};
