@@ -59,8 +59,9 @@ struct sbx_grpc_conn {
     char error[256];
     bool goaway;
     bool peer_settings; /* the server's first SETTINGS arrived */
-    /* What the server sent, for a message that says what was observed when
-     * nghttp2 ends the session on bytes that are not HTTP/2. */
+    /* The start of the last bytes the server sent, for a message that says
+     * what was observed when nghttp2 ends the session on bytes that are not
+     * HTTP/2. */
     uint8_t first_in[16];
     size_t first_len;
     uint64_t bytes_in;
@@ -495,12 +496,8 @@ static int read_input(struct sbx_grpc_conn *c)
             break_conn(c, "read failed: %s", strerror(errno));
             return -1;
         }
-        if (c->first_len < sizeof c->first_in) {
-            size_t k = sizeof c->first_in - c->first_len;
-            if (k > (size_t)n) k = (size_t)n;
-            memcpy(c->first_in + c->first_len, buf, k);
-            c->first_len += k;
-        }
+        c->first_len = (size_t)n < sizeof c->first_in ? (size_t)n : sizeof c->first_in;
+        memcpy(c->first_in, buf, c->first_len);
         c->bytes_in += (uint64_t)n;
         ssize_t rv = nghttp2_session_mem_recv(c->session, buf, (size_t)n);
         if (rv < 0) {
@@ -561,7 +558,8 @@ int sbx_grpc_conn_pump(struct sbx_grpc_conn *c, int wait_ms)
             if (c->first_len) shown[3 * c->first_len - 1] = '\0';
             break_conn(c,
                        "the server's bytes are not valid HTTP/2 (%s; %llu bytes received, "
-                       "starting \"%s\" = %s): the HTTP/2 library ended the session",
+                       "the last read starting \"%s\" = %s): the HTTP/2 library ended the "
+                       "session",
                        c->peer_settings ? "after its SETTINGS" : "no SETTINGS frame first",
                        (unsigned long long)c->bytes_in, text, shown);
         }
