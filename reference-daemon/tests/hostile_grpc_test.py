@@ -119,7 +119,7 @@ def attack_silent(args):
 
 
 def attack_idle(args):
-    d = Daemon(args.daemon, ["--grpc-idle-timeout", "6s"])
+    d = Daemon(args.daemon, ["--grpc-idle-timeout", "20s"])
     try:
         before = usage(d.p.pid)
         socks = open_many(d.grpc, 1000, handshake())
@@ -132,7 +132,7 @@ def attack_idle(args):
               f"({(rss - before[2]) / 1000:.1f} KiB per connection)")
         check(fd >= before[1] + 1000, f"the daemon holds the 1,000 idle connections (fds {fd})")
         probes(args, d, "1,000 idle HTTP/2 connections")
-        closed, goaway = wait_closed(socks, 25, want_frame=7)
+        closed, goaway = wait_closed(socks, 45, want_frame=7)
         print(f"      idle: {len(goaway)} got GOAWAY, {len(closed)} of 1000 closed")
         check(len(goaway) == 1000 and len(closed) == 1000,
               "every idle connection gets GOAWAY and is closed at the idle timeout")
