@@ -97,7 +97,10 @@ bool expect_status_in(struct case_ctx *ctx, const struct http_response *resp, co
     }
     char expected[160];
     snprintf(expected, sizeof expected, "status %s", want);
-    case_fail(ctx, expected, "status %ld, body %s", resp->status, rx_preview(resp));
+    if (resp->status == 0) /* no response at all: say what happened instead */
+        case_fail(ctx, expected, "no response: %s", resp->error[0] ? resp->error : "(no error)");
+    else
+        case_fail(ctx, expected, "status %ld, body %s", resp->status, rx_preview(resp));
     return false;
 }
 
@@ -209,6 +212,10 @@ bool expect_error_body(struct case_ctx *ctx, const struct http_response *resp, l
     char expected[160];
     snprintf(expected, sizeof expected, "status %ld with a JSON Error body%s%s", http_status,
              code_or_null ? " code " : "", code_or_null ? code_or_null : "");
+    if (resp->status == 0) {
+        case_fail(ctx, expected, "no response: %s", resp->error[0] ? resp->error : "(no error)");
+        return false;
+    }
     if (resp->status != http_status) {
         case_fail(ctx, expected, "status %ld, body %s", resp->status, rx_preview(resp));
         return false;

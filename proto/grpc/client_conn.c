@@ -59,6 +59,12 @@ struct sbx_grpc_conn {
     char error[256];
     bool goaway;
     bool peer_settings; /* the server's first SETTINGS arrived */
+    /* The start of the last bytes the server sent, for a message that says
+     * what was observed when nghttp2 ends the session on bytes that are not
+     * HTTP/2. */
+    uint8_t first_in[16];
+    size_t first_len;
+    uint64_t bytes_in;
     int32_t goaway_last_id;
     uint32_t goaway_code;
     char *authority;
@@ -490,6 +496,9 @@ static int read_input(struct sbx_grpc_conn *c)
             break_conn(c, "read failed: %s", strerror(errno));
             return -1;
         }
+        c->first_len = (size_t)n < sizeof c->first_in ? (size_t)n : sizeof c->first_in;
+        memcpy(c->first_in, buf, c->first_len);
+        c->bytes_in += (uint64_t)n;
         ssize_t rv = nghttp2_session_mem_recv(c->session, buf, (size_t)n);
         if (rv < 0) {
             /* Let the GOAWAY nghttp2 queued for the protocol error go out. */
@@ -534,10 +543,26 @@ int sbx_grpc_conn_pump(struct sbx_grpc_conn *c, int wait_ms)
     resend_refused(c);
     if (!nghttp2_session_want_read(c->session) && !nghttp2_session_want_write(c->session) &&
         c->out_off == c->out_len) {
-        break_conn(c,
-                   c->goaway ? "connection closed after GOAWAY (error %u)"
-                             : "HTTP/2 session terminated (error %u)",
-                   c->goaway_code);
+        if (c->goaway) {
+            break_conn(c, "connection closed after the server's GOAWAY (error code %u)",
+                       c->goaway_code);
+        } else {
+            /* nghttp2 ended the session itself: the server's bytes broke the protocol. */
+            char shown[3 * sizeof c->first_in + 1] = "", text[sizeof c->first_in + 1];
+            for (size_t i = 0; i < c->first_len; i++) {
+                snprintf(shown + 3 * i, sizeof shown - 3 * i, "%02x ", c->first_in[i]);
+                text[i] =
+                    c->first_in[i] >= 0x20 && c->first_in[i] < 0x7f ? (char)c->first_in[i] : '.';
+            }
+            text[c->first_len] = '\0';
+            if (c->first_len) shown[3 * c->first_len - 1] = '\0';
+            break_conn(c,
+                       "the server's bytes are not valid HTTP/2 (%s; %llu bytes received, "
+                       "the last read starting \"%s\" = %s): the HTTP/2 library ended the "
+                       "session",
+                       c->peer_settings ? "after its SETTINGS" : "no SETTINGS frame first",
+                       (unsigned long long)c->bytes_in, text, shown);
+        }
         return -1;
     }
     return 0;

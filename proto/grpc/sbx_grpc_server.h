@@ -43,9 +43,15 @@ struct sbx_grpc_server_opts {
     size_t max_call_queue;           /* per-call send queue bound; 0 = 4 MiB */
     size_t writable_low_water;       /* on_writable fires when the queue drops below; 0 = 64 KiB */
     size_t max_conn_output;          /* bytes in flight in uv_write per connection; 0 = 256 KiB */
-    int unknown_method_status;       /* grpc-status for unregistered paths; 0 = UNIMPLEMENTED
-                                        (other values only to emulate broken servers in tests) */
-    unsigned legal_variants;         /* SBX_GRPC_VARIANT_* bits; 0 = none */
+    /* Bounds against hostile peers; 0 = no bound for each. */
+    size_t max_connections;        /* more are accepted and closed at once */
+    unsigned handshake_timeout_ms; /* client preface and SETTINGS must arrive within */
+    unsigned idle_timeout_ms;      /* no open stream this long: GOAWAY, then close */
+    unsigned request_timeout_ms;   /* a unary or server-streaming request must be complete
+                                      this long after its headers, else RST (CANCEL) */
+    int unknown_method_status;     /* grpc-status for unregistered paths; 0 = UNIMPLEMENTED
+                                      (other values only to emulate broken servers in tests) */
+    unsigned legal_variants;       /* SBX_GRPC_VARIANT_* bits; 0 = none */
 };
 
 /* Other encodings the gRPC protocol allows, so tests can show that a client

@@ -53,6 +53,11 @@ struct sbx_grpc_server {
     } cleanups[4];
     size_t n_cleanups;
     struct out_pool out_pool; /* spare output blocks of all connections */
+    /* One read buffer for every connection: the loop reads one socket at a
+     * time and each read is consumed before the next (64 KiB per idle
+     * connection otherwise). */
+    uint8_t *rbuf;
+    size_t refused_conns; /* over max_connections */
 };
 
 /* Registers fn(arg) to run when the server's memory is released. */
@@ -95,10 +100,15 @@ size_t sconn_next_output(struct sconn *c, struct iovec *iov, size_t max_iov, siz
 /* The first len bytes handed out (in order) were written: releases them. */
 void sconn_written(struct sconn *c, size_t len);
 
-/* Earliest grpc-timeout deadline (monotonic ms) of a live call, -1 if none. */
+/* The client preface and the client's first SETTINGS frame arrived. */
+bool sconn_handshaken(const struct sconn *c);
+
+/* Earliest grpc-timeout or request deadline (monotonic ms) of a live call,
+ * -1 if none. */
 int64_t sconn_next_deadline(const struct sconn *c);
 
-/* Ends calls whose deadline passed with DEADLINE_EXCEEDED. */
+/* Ends calls whose deadline passed with DEADLINE_EXCEEDED, and resets the
+ * streams whose request was not complete within request_timeout_ms. */
 void sconn_expire(struct sconn *c, int64_t now_ms);
 
 /* Graceful: GOAWAY with the last processed stream; running calls go on. */

@@ -53,7 +53,8 @@ struct sbx_grpc_server_call {
     size_t n_hdrs;
     size_t header_bytes;
     bool headers_too_large;
-    int64_t deadline_ms; /* 0 = none */
+    int64_t deadline_ms;         /* 0 = none */
+    int64_t request_deadline_ms; /* the request must be complete by then; 0 = none */
     struct sbx_grpc_deframer deframer;
     struct req_msg *req_head, *req_tail; /* complete requests not yet delivered */
     size_t n_requests;
@@ -89,6 +90,7 @@ struct sconn {
     struct sbx_grpc_server_call *calls;
     size_t streams;
     bool fatal;
+    bool handshaken;     /* the client's SETTINGS arrived (after its preface) */
     struct out_list out; /* serialised output waiting for the socket */
     size_t fill_want;    /* sconn_fill stops serialising at this many unsent bytes */
     size_t pulled;       /* sconn_send: bytes handed out by the previous call */
@@ -487,6 +489,10 @@ static void request_headers_done(struct sbx_grpc_server_call *call)
         if (call->deadline_ms == 0) call->deadline_ms = 1;
     }
     call->method = call->path ? server_find_method(c->srv, call->path, strlen(call->path)) : NULL;
+    if (call->method && call->method->m.kind != SBX_GRPC_METHOD_BIDI_STREAMING &&
+        c->srv->opts.request_timeout_ms) {
+        call->request_deadline_ms = sbx_grpc_now_ms() + c->srv->opts.request_timeout_ms;
+    }
     if (!call->method) {
         char msg[300];
         snprintf(msg, sizeof msg, "unknown method %.256s", call->path ? call->path : "(none)");
@@ -521,7 +527,9 @@ static void request_complete(struct sbx_grpc_server_call *call)
 
 static int on_frame_recv(nghttp2_session *s, const nghttp2_frame *frame, void *user)
 {
-    (void)user;
+    struct sconn *c = user;
+    if (frame->hd.type == NGHTTP2_SETTINGS && !(frame->hd.flags & NGHTTP2_FLAG_ACK))
+        c->handshaken = true;
     struct sbx_grpc_server_call *call =
         frame->hd.stream_id ? stream_call(s, frame->hd.stream_id) : NULL;
     if (!call) return 0;
@@ -773,19 +781,48 @@ void server_dispatch(struct sbx_grpc_server *s)
     if (s->pend_head && s->kick_dispatch) s->kick_dispatch(s);
 }
 
+/* A request still arriving: its deadline (0 when none). */
+static int64_t request_deadline(const struct sbx_grpc_server_call *call)
+{
+    return call->half_closed || call->rejected || !call->stream_attached
+               ? 0
+               : call->request_deadline_ms;
+}
+
+bool sconn_handshaken(const struct sconn *c)
+{
+    return c->handshaken;
+}
+
 int64_t sconn_next_deadline(const struct sconn *c)
 {
     int64_t best = -1;
-    for (const struct sbx_grpc_server_call *call = c->calls; call; call = call->next)
+    for (const struct sbx_grpc_server_call *call = c->calls; call; call = call->next) {
         if (call->deadline_ms && call->stream_attached && !call->status_submitted &&
             (best < 0 || call->deadline_ms < best))
             best = call->deadline_ms;
+        int64_t rd = request_deadline(call);
+        if (rd && (best < 0 || rd < best)) best = rd;
+    }
     return best;
 }
 
 void sconn_expire(struct sconn *c, int64_t now_ms)
 {
     for (struct sbx_grpc_server_call *call = c->calls; call; call = call->next) {
+        int64_t rd = request_deadline(call);
+        if (rd && rd <= now_ms) {
+            /* A half-open request: nothing was delivered, nothing is owed. */
+            call->request_deadline_ms = 0;
+            call->rejected = true;
+            call->status_submitted = true;
+            drop_requests(call);
+            nghttp2_submit_rst_stream(c->session, NGHTTP2_FLAG_NONE, call->stream_id,
+                                      NGHTTP2_CANCEL);
+            cancel_call(call, SBX_GRPC_CANCEL_PROTOCOL);
+            kick(c);
+            continue;
+        }
         if (call->deadline_ms && call->deadline_ms <= now_ms && call->stream_attached &&
             !call->status_submitted) {
             call->deadline_ms = 0;

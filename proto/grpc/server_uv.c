@@ -1,6 +1,7 @@
 /* The server's libuv glue: listeners, accepted connections feeding their
  * sans-I/O sessions, bounded uv_write output, deadline timers, handler
  * callback delivery and shutdown. */
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,7 +44,9 @@ struct uv_conn {
     int handles_open;
     bool closing;
     bool reading;
-    uint8_t rbuf[READ_BUF];
+    bool idle_goaway;      /* the idle timeout sent GOAWAY */
+    int64_t accepted_ms;   /* for the handshake deadline */
+    int64_t idle_since_ms; /* no stream open since then; 0 while one is */
 };
 
 /* Output the socket did not take at once; its bytes stay in the session's
@@ -151,6 +154,7 @@ static void really_free(struct sbx_grpc_server *s)
         free(s->methods[i].path);
     free(s->methods);
     out_pool_clear(&s->out_pool);
+    free(s->rbuf);
     free(s);
 }
 
@@ -200,7 +204,12 @@ static void conn_handle_closed(uv_handle_t *h)
     sconn_free(uc->sc);
     free(uc);
     s->n_conns--;
-    if (s->n_conns == 0) out_pool_clear(&s->out_pool); /* idle: give the spares back */
+    if (s->n_conns == 0) {
+        /* Idle: give the spares back, and the heap pages the sessions of
+         * many closed connections left scattered (glibc keeps them). */
+        out_pool_clear(&s->out_pool);
+        malloc_trim(0);
+    }
     server_maybe_finish_close(s);
 }
 
@@ -220,17 +229,43 @@ static void conn_close(struct uv_conn *uc, enum sbx_grpc_cancel_reason reason)
     uv_close(&uc->h.handle, conn_handle_closed);
 }
 
+/* The connection's own deadlines: handshake, then idle (-1 when none). */
+static int64_t conn_deadline(const struct uv_conn *uc)
+{
+    const struct sbx_grpc_server_opts *o = &uc->srv->opts;
+    if (!sconn_handshaken(uc->sc))
+        return o->handshake_timeout_ms ? uc->accepted_ms + o->handshake_timeout_ms : -1;
+    if (uc->idle_since_ms && o->idle_timeout_ms && !uc->idle_goaway)
+        return uc->idle_since_ms + o->idle_timeout_ms;
+    return -1;
+}
+
 static void deadline_cb(uv_timer_t *t)
 {
     struct uv_conn *uc = t->data;
     if (uc->closing) return;
-    sconn_expire(uc->sc, sbx_grpc_now_ms());
+    int64_t now = sbx_grpc_now_ms(), own = conn_deadline(uc);
+    if (own >= 0 && own <= now) {
+        if (!sconn_handshaken(uc->sc)) {
+            /* Not an HTTP/2 client, or one that never finished its preface. */
+            conn_close(uc, SBX_GRPC_CANCEL_CONNECTION);
+            return;
+        }
+        uc->idle_goaway = true; /* closes once the GOAWAY is out (no stream is open) */
+        sconn_goaway(uc->sc);
+    }
+    sconn_expire(uc->sc, now);
     conn_flush(uc);
 }
 
 static void rearm_timer(struct uv_conn *uc)
 {
-    int64_t d = sconn_next_deadline(uc->sc);
+    if (sconn_streams(uc->sc) > 0)
+        uc->idle_since_ms = 0;
+    else if (!uc->idle_since_ms)
+        uc->idle_since_ms = sbx_grpc_now_ms();
+    int64_t d = sconn_next_deadline(uc->sc), own = conn_deadline(uc);
+    if (own >= 0 && (d < 0 || own < d)) d = own;
     if (d < 0) {
         uv_timer_stop(&uc->timer);
         return;
@@ -258,7 +293,10 @@ static void alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 {
     (void)suggested;
     struct uv_conn *uc = h->data;
-    *buf = uv_buf_init((char *)uc->rbuf, sizeof uc->rbuf);
+    struct sbx_grpc_server *s = uc->srv;
+    if (!s->rbuf) s->rbuf = malloc(READ_BUF);
+    /* A null buffer makes libuv report UV_ENOBUFS: the connection closes. */
+    *buf = uv_buf_init((char *)s->rbuf, s->rbuf ? READ_BUF : 0);
 }
 
 static void on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
@@ -271,7 +309,7 @@ static void on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
         return;
     }
     if (nread == 0) return;
-    if (sconn_recv(uc->sc, uc->rbuf, (size_t)nread) < 0) {
+    if (sconn_recv(uc->sc, uc->srv->rbuf, (size_t)nread) < 0) {
         /* Fatal protocol error: stop reading, let a GOAWAY out, then close. */
         uv_read_stop(st);
         uc->reading = false;
@@ -396,6 +434,13 @@ static void on_connection(uv_stream_t *server, int status)
         uv_close(&uc->h.handle, conn_handle_closed);
         return;
     }
+    if (s->opts.max_connections && s->n_conns > s->opts.max_connections) {
+        /* Over the cap: accepted (so the backlog drains) and closed. */
+        s->refused_conns++;
+        conn_close(uc, SBX_GRPC_CANCEL_CONNECTION);
+        return;
+    }
+    uc->accepted_ms = sbx_grpc_now_ms();
     if (!l->is_pipe) uv_tcp_nodelay(&uc->h.tcp, 1);
     if (s->shutting_down) sconn_goaway(uc->sc);
     uv_read_start(&uc->h.stream, alloc_cb, on_read);

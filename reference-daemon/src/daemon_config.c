@@ -22,6 +22,24 @@ static const char usage[] =
     "  --metadata-env-prefix P     prefix served on /v1/metadata (default SANDBOX_)\n"
     "  --shutdown-timeout D        bound on graceful shutdown (default 10s)\n"
     "  --http-idle-timeout D       idle keep-alive close (default 60s)\n"
+    "  --http-header-timeout D     a request's header block must be complete this long\n"
+    "                              after the connection opened or its previous request\n"
+    "                              ended, else the connection is closed (default 10s;\n"
+    "                              0 = no bound)\n"
+    "  --http-max-connections N    REST connections served at once; more are refused\n"
+    "                              (default 4096, one thread each)\n"
+    "  --http-max-connections-per-client N\n"
+    "                              REST connections from one client address\n"
+    "                              (default 512)\n"
+    "  --grpc-max-connections N    gRPC connections served at once; more are closed\n"
+    "                              at once (default 1024)\n"
+    "  --grpc-handshake-timeout D  an HTTP/2 client must have sent its preface and\n"
+    "                              SETTINGS this long after connecting (default 10s)\n"
+    "  --grpc-idle-timeout D       a gRPC connection without an open stream this long\n"
+    "                              gets GOAWAY and is closed (default 5m)\n"
+    "  --grpc-request-timeout D    a request message must be complete this long after\n"
+    "                              its headers, else the stream is reset (default 60s)\n"
+    "                              (0 switches any of these three off)\n"
     "  --stream-chunk-size N       max bytes per stdout/stderr event (default 4096)\n"
     "  --execute-output-limit N    max bytes Execute buffers per stream; beyond it\n"
     "                              the call fails with RESOURCE_EXHAUSTED (default 64Mi)\n"
@@ -88,6 +106,23 @@ static int parse_size(const char *s, size_t *out)
     return 0;
 }
 
+/* A positive count of at most 1,000,000. */
+static int parse_count(const char *s, unsigned *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end || errno || v < 1 || v > 1000000) return -1;
+    *out = (unsigned)v;
+    return 0;
+}
+
+/* A duration the gRPC server keeps in 32-bit milliseconds (24 days). */
+static int parse_timeout(const char *s, uint64_t *out_ms)
+{
+    return daemon_parse_duration(s, out_ms) || *out_ms > UINT32_MAX ? -1 : 0;
+}
+
 static int parse_port(const char *s, int *out)
 {
     char *end;
@@ -108,6 +143,13 @@ static void set_defaults(struct daemon_config *cfg)
     cfg->metadata_prefix = "SANDBOX_";
     cfg->shutdown_timeout_ms = 10000;
     cfg->http_idle_timeout_ms = 60000;
+    cfg->http_header_timeout_ms = 10000;
+    cfg->http_max_connections = 4096;
+    cfg->http_max_per_client = 512;
+    cfg->grpc_max_connections = 1024;
+    cfg->grpc_handshake_timeout_ms = 10000;
+    cfg->grpc_idle_timeout_ms = 300000;
+    cfg->grpc_request_timeout_ms = 60000;
     cfg->stream_chunk_size = 4096;
     cfg->execute_output_limit = 64u << 20;
 }
@@ -169,6 +211,20 @@ int daemon_config_parse(struct daemon_config *cfg, int argc, char **argv)
             bad = daemon_parse_duration(value, &cfg->shutdown_timeout_ms);
         else if (strcmp(name, "--http-idle-timeout") == 0)
             bad = daemon_parse_duration(value, &cfg->http_idle_timeout_ms);
+        else if (strcmp(name, "--http-header-timeout") == 0)
+            bad = daemon_parse_duration(value, &cfg->http_header_timeout_ms);
+        else if (strcmp(name, "--http-max-connections") == 0)
+            bad = parse_count(value, &cfg->http_max_connections);
+        else if (strcmp(name, "--http-max-connections-per-client") == 0)
+            bad = parse_count(value, &cfg->http_max_per_client);
+        else if (strcmp(name, "--grpc-max-connections") == 0)
+            bad = parse_count(value, &cfg->grpc_max_connections);
+        else if (strcmp(name, "--grpc-handshake-timeout") == 0)
+            bad = parse_timeout(value, &cfg->grpc_handshake_timeout_ms);
+        else if (strcmp(name, "--grpc-idle-timeout") == 0)
+            bad = parse_timeout(value, &cfg->grpc_idle_timeout_ms);
+        else if (strcmp(name, "--grpc-request-timeout") == 0)
+            bad = parse_timeout(value, &cfg->grpc_request_timeout_ms);
         else if (strcmp(name, "--stream-chunk-size") == 0)
             bad = parse_size(value, &cfg->stream_chunk_size) || cfg->stream_chunk_size == 0 ||
                   cfg->stream_chunk_size > (4u << 20);

@@ -14,9 +14,16 @@ struct daemon_config {
     const char *metadata_prefix;   /* --metadata-env-prefix, default SANDBOX_ */
     uint64_t shutdown_timeout_ms;  /* --shutdown-timeout, default 10s */
     uint64_t http_idle_timeout_ms; /* --http-idle-timeout, default 60s */
-    size_t stream_chunk_size;      /* --stream-chunk-size, default 4096 */
-    size_t execute_output_limit;   /* --execute-output-limit, default 64 MiB per stream */
-    const char *faults;            /* --fault NAME[,NAME...]: fault-injection build only */
+    uint64_t http_header_timeout_ms; /* --http-header-timeout, default 10s; 0 = none (extension) */
+    unsigned http_max_connections;   /* --http-max-connections, default 4096 (extension) */
+    unsigned http_max_per_client;  /* --http-max-connections-per-client, default 512 (extension) */
+    unsigned grpc_max_connections; /* --grpc-max-connections, default 1024 (extension) */
+    uint64_t grpc_handshake_timeout_ms; /* --grpc-handshake-timeout, default 10s (extension) */
+    uint64_t grpc_idle_timeout_ms;      /* --grpc-idle-timeout, default 5m (extension) */
+    uint64_t grpc_request_timeout_ms;   /* --grpc-request-timeout, default 60s (extension) */
+    size_t stream_chunk_size;           /* --stream-chunk-size, default 4096 */
+    size_t execute_output_limit;        /* --execute-output-limit, default 64 MiB per stream */
+    const char *faults;                 /* --fault NAME[,NAME...]: fault-injection build only */
 };
 
 /* Parses argv into cfg. Returns 0 to run, 1 when it printed --help/--version

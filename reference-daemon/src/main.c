@@ -101,6 +101,16 @@ static int open_root(const struct daemon_config *cfg, char *root_abs)
     return fd;
 }
 
+/* gRPC connections take at most a quarter of the descriptor table (REST
+ * at most half): a flood on one port cannot starve the other or Execute. */
+static size_t grpc_connection_cap(unsigned wanted)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_max == RLIM_INFINITY) return wanted;
+    rlim_t share = rl.rlim_max / 4 > 16 ? rl.rlim_max / 4 : 16;
+    return share < wanted ? (size_t)share : wanted;
+}
+
 static struct sbx_grpc_server *start_grpc(uv_loop_t *loop, struct daemon_state *st)
 {
     const struct daemon_config *cfg = st->cfg;
@@ -114,6 +124,10 @@ static struct sbx_grpc_server *start_grpc(uv_loop_t *loop, struct daemon_state *
             (fault_active("variant-no-grpc-message") ? SBX_GRPC_VARIANT_NO_MESSAGE : 0) |
             (fault_active("variant-content-type-proto") ? SBX_GRPC_VARIANT_PROTO_CONTENT_TYPE : 0) |
             (fault_active("variant-deadline-rst") ? SBX_GRPC_VARIANT_DEADLINE_RESET : 0),
+        .max_connections = grpc_connection_cap(cfg->grpc_max_connections),
+        .handshake_timeout_ms = (unsigned)cfg->grpc_handshake_timeout_ms,
+        .idle_timeout_ms = (unsigned)cfg->grpc_idle_timeout_ms,
+        .request_timeout_ms = (unsigned)cfg->grpc_request_timeout_ms,
         /* An Execute answer carries both output buffers in one message. */
         .max_call_queue = cfg->execute_output_limit ? 2 * cfg->execute_output_limit + (1u << 20)
                                                     : (size_t)256 << 20,

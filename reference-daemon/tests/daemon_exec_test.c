@@ -171,6 +171,52 @@ static void test_invalid_requests(void **state)
     exec_result_free(&r);
 }
 
+/* Hand-encoded {config {command: "true", env_vars {key: KEY, value: "v"}}}:
+ * protobuf-c cannot pack a name with a NUL inside. */
+static size_t encode_env_request(const char *key, size_t klen, uint8_t *out)
+{
+    uint8_t entry[96], cfg[128];
+    size_t e = 0, c = 0, n = 0;
+    entry[e++] = 0x0a;
+    entry[e++] = (uint8_t)klen;
+    memcpy(entry + e, key, klen);
+    e += klen;
+    memcpy(entry + e, "\x12\x01v", 3);
+    e += 3;
+    memcpy(cfg + c, "\x0a\x04true", 6);
+    c += 6;
+    cfg[c++] = 0x12;
+    cfg[c++] = (uint8_t)e;
+    memcpy(cfg + c, entry, e);
+    c += e;
+    out[n++] = 0x0a;
+    out[n++] = (uint8_t)c;
+    memcpy(out + n, cfg, c);
+    return n + c;
+}
+
+static void test_env_names_validated(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *key;
+        size_t len;
+        int code;
+    } cases[] = {
+        {"SBX_OK", 6, 0},
+        {"A=B", 3, 3},
+        {"A\0B", 3, 3},
+        {"", 0, 3},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        uint8_t req[160];
+        size_t n = encode_env_request(cases[i].key, cases[i].len, req);
+        assert_int_equal(h_raw(d.conn, "/process.v1.ProcessService/Execute", req, n),
+                         cases[i].code);
+        assert_int_equal(h_raw(d.conn, "/process.v1.ProcessService/Start", req, n), cases[i].code);
+    }
+}
+
 static void test_not_found_and_not_executable(void **state)
 {
     (void)state;
@@ -295,6 +341,7 @@ int main(void)
         cmocka_unit_test(test_env_merge),
         cmocka_unit_test(test_cwd),
         cmocka_unit_test(test_invalid_requests),
+        cmocka_unit_test(test_env_names_validated),
         cmocka_unit_test(test_not_found_and_not_executable),
         cmocka_unit_test(test_own_process_group),
         cmocka_unit_test(test_shared_workspace),

@@ -138,6 +138,11 @@ bool case_failed(const struct case_ctx *ctx);
 void case_track_process(struct case_ctx *ctx, int32_t process_id);
 void case_untrack_process(struct case_ctx *ctx, int32_t process_id);
 
+/* The runtime could not be reached (no connection, or no answer at all):
+ * the scheduler's circuit breaker counts cases that saw this. Client
+ * libraries call it; what says why goes into the run's log. */
+void case_report_unreachable(struct case_ctx *ctx, const char *what);
+
 /* ---- Per-case state for client libraries -------------------------------
  * A client library keeps state that lives as long as one case here (e.g. the
  * process client's shared gRPC connection); `destroy` runs when the case

@@ -300,6 +300,11 @@ void case_track_process(struct case_ctx *ctx, int32_t process_id)
     emit_pid(ctx, "track", process_id);
 }
 
+void case_report_unreachable(struct case_ctx *ctx, const char *what)
+{
+    case_ctx_emit(ctx, "unreachable", "what", what ? what : "", NULL, NULL, NULL, NULL);
+}
+
 void case_untrack_process(struct case_ctx *ctx, int32_t process_id)
 {
     emit_pid(ctx, "untrack", process_id);

@@ -70,6 +70,15 @@ void cli_print_help(FILE *f)
         "  --seed N                  seed for randomised and race cases (default: random;\n"
         "                            always printed, so a run can be reproduced).\n"
         "  --timeout-scale X         multiply every case timeout (slow hosts, sanitizers).\n"
+        "  --max-output SIZE         bytes a case may take from the runtime: its Start\n"
+        "                            output in all, and each response body (default 512M;\n"
+        "                            K, M, G suffixes). Beyond it the case fails with\n"
+        "                            \"output exceeds N MiB\" and the stream is stopped.\n"
+        "  --unresponsive-after N    circuit breaker: after N consecutive cases timed out\n"
+        "                            or could not connect, and health or one Execute then\n"
+        "                            fails too, the cases not finished are reported\n"
+        "                            \"error: runtime unresponsive\" at once (default 3;\n"
+        "                            0 = never).\n"
         "  --baseline FILE           known deviations (YAML list of id/reason/link): their\n"
         "                            failures are expected-fail and do not fail the run;\n"
         "                            when one passes it is reported as unexpected-pass.\n"
@@ -102,7 +111,8 @@ void cli_print_help(FILE *f)
         "  1  a selected case failed, timed out or errored; or --require-complete and the\n"
         "     verdict is incomplete\n"
         "  2  usage error\n"
-        "  3  the endpoint is unreachable (or a launched runtime never became healthy)\n"
+        "  3  the endpoint is unreachable (or a launched runtime never became healthy);\n"
+        "     the reports asked for are written all the same, with the reason\n"
         "  4  the suite itself failed (broken catalog, cannot write a report, interrupted)\n"
         "\n"
         "Examples:\n"
@@ -127,11 +137,34 @@ static int parse_uint(const char *s, unsigned long long max, unsigned long long 
     return 0;
 }
 
+/* "512M", "2G", "1048576": at least 1 MiB, at most 1 TiB. */
+static int parse_size(const char *s, size_t *out)
+{
+    size_t digits = strspn(s, "0123456789");
+    if (digits == 0) return -1;
+    unsigned long long mult = 1;
+    const char *suffix = s + digits;
+    if (strcmp(suffix, "K") == 0 || strcmp(suffix, "Ki") == 0)
+        mult = 1ULL << 10;
+    else if (strcmp(suffix, "M") == 0 || strcmp(suffix, "Mi") == 0)
+        mult = 1ULL << 20;
+    else if (strcmp(suffix, "G") == 0 || strcmp(suffix, "Gi") == 0)
+        mult = 1ULL << 30;
+    else if (*suffix)
+        return -1;
+    errno = 0;
+    unsigned long long v = strtoull(s, NULL, 10);
+    if (errno || v > (1ULL << 40) / mult || v * mult < (1ULL << 20)) return -1;
+    *out = (size_t)(v * mult);
+    return 0;
+}
+
 int cli_parse(struct cli_opts *o, int argc, char **argv, char *err, size_t err_len)
 {
     memset(o, 0, sizeof *o);
     o->color = -1;
     o->timeout_scale = 1.0;
+    o->unresponsive_after = 3;
     o->startup_timeout_s = 20;
     size_t nenv = 0;
     for (int i = 1; i < argc; i++) {
@@ -256,6 +289,20 @@ int cli_parse(struct cli_opts *o, int argc, char **argv, char *err, size_t err_l
                 return -1;
             }
             o->timeout_scale = d;
+        } else if (strcmp(name, "--max-output") == 0) {
+            if (parse_size(val, &o->max_output) != 0) {
+                snprintf(err, err_len,
+                         "--max-output wants a size of 1M or more (e.g. 512M, 2G), "
+                         "got '%s'",
+                         val);
+                return -1;
+            }
+        } else if (strcmp(name, "--unresponsive-after") == 0) {
+            if (parse_uint(val, 10000, &u) != 0) {
+                snprintf(err, err_len, "--unresponsive-after wants 0-10000, got '%s'", val);
+                return -1;
+            }
+            o->unresponsive_after = (unsigned)u;
         } else if (strcmp(name, "--baseline") == 0)
             o->baseline = val;
         else if (strcmp(name, "--openapi") == 0)

@@ -2,6 +2,7 @@
 #define SBX_CLI_H
 /* The command line of sandboxd-conformance. */
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -28,6 +29,8 @@ struct cli_opts {
     bool seed_set;
     uint64_t seed;
     double timeout_scale;
+    size_t max_output;           /* --max-output: bytes per case and per response; 0 = default */
+    unsigned unresponsive_after; /* --unresponsive-after: circuit breaker; 0 = off */
     const char *baseline;
     const char *openapi; /* --openapi FILE: the OpenAPI document responses are checked against */
     /* reports */

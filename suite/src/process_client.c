@@ -10,6 +10,7 @@
 
 #include "case_api.h"
 #include "case_context.h"
+#include "output_limit.h"
 #include "process.pb-c.h"
 #include "sbx_grpc_client.h"
 
@@ -83,6 +84,7 @@ struct sbx_grpc_conn *proc_conn(struct case_ctx *ctx, const char **why)
     struct sbx_grpc_conn *c = sbx_grpc_connect(addr, &o, err, sizeof err);
     if (!c) {
         snprintf(st->why, sizeof st->why, "cannot connect to %s: %s", addr, err);
+        case_report_unreachable(ctx, st->why);
         if (why) *why = st->why;
         return NULL;
     }
@@ -435,7 +437,8 @@ struct proc_stream {
     int resends;
     Process__V1__StartResponse *cur; /* last decoded event (owns ev->data) */
     char error[400];
-    bool start_failed;
+    bool start_failed; /* also: the case's output limit was passed (error says so) */
+    uint64_t output_bytes;
     bool have_pid;
     int32_t pid;
 };
@@ -501,6 +504,25 @@ static const char *end_reason(const struct sbx_grpc_result *res)
     }
 }
 
+/* Output beyond the case's limit: the stream is cancelled and stays failed,
+ * so a runtime streaming forever cannot grow the worker without bound. */
+static int over_limit(struct proc_stream *s, struct proc_event *ev)
+{
+    s->output_bytes += ev->len;
+    if (output_limit_take(ev->len)) return ev->kind;
+    sbx_grpc_call_cancel(s->call);
+    s->start_failed = true;
+    snprintf(s->error, sizeof s->error,
+             "output exceeds %s for this case (%llu bytes on this Start stream): the stream was "
+             "cancelled",
+             output_limit_text(), (unsigned long long)s->output_bytes);
+    memset(ev, 0, sizeof *ev);
+    ev->kind = PEV_ERROR;
+    ev->code = -1;
+    ev->message = s->error;
+    return ev->kind;
+}
+
 int proc_next(struct proc_stream *s, unsigned timeout_ms, struct proc_event *ev)
 {
     memset(ev, 0, sizeof *ev);
@@ -556,12 +578,12 @@ int proc_next(struct proc_stream *s, unsigned timeout_ms, struct proc_event *ev)
             ev->kind = PEV_STDOUT;
             ev->data = s->cur->stdout.data;
             ev->len = s->cur->stdout.len;
-            break;
+            return over_limit(s, ev);
         case PROCESS__V1__START_RESPONSE__EVENT_STDERR:
             ev->kind = PEV_STDERR;
             ev->data = s->cur->stderr.data;
             ev->len = s->cur->stderr.len;
-            break;
+            return over_limit(s, ev);
         case PROCESS__V1__START_RESPONSE__EVENT_EXIT:
             ev->kind = PEV_EXIT;
             ev->exit_code = s->cur->exit ? s->cur->exit->exit_code : 0;

@@ -126,6 +126,16 @@ json_t *report_json_build(const struct run_results *res)
     json_object_set_new(doc, "duration_seconds", json_real(res->seconds));
     json_object_set_new(doc, "host", json_string(res->hostname));
     json_object_set_new(doc, "interrupted", json_boolean(res->interrupted));
+    /* Why the run ended early, if it did: null, or {why, detail}. */
+    const char *why = res->unreachable    ? "unreachable"
+                      : res->unresponsive ? "unresponsive"
+                      : res->interrupted  ? "interrupted"
+                                          : NULL;
+    const char *detail = res->unreachable    ? res->unreachable
+                         : res->unresponsive ? res->unresponsive
+                                             : "SIGTERM or SIGINT";
+    json_object_set_new(doc, "stopped",
+                        why ? json_pack("{s:s,s:s}", "why", why, "detail", detail) : json_null());
 
     const struct runtime_identity *ri = &res->runtime;
     json_t *rt = json_object();

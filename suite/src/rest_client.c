@@ -11,6 +11,7 @@
 #include <strings.h>
 
 #include "case_api.h"
+#include "output_limit.h"
 #include "text_util.h"
 
 enum {
@@ -32,6 +33,8 @@ struct transfer {
     size_t max_body;
     size_t body_cap;
     size_t header_len;
+    uint64_t received; /* body bytes, kept or not */
+    bool over_limit;   /* more than output_limit(): the transfer was stopped */
     /* upload from req->body */
     size_t sent;
 };
@@ -53,11 +56,29 @@ static size_t on_header(char *buf, size_t size, size_t nitems, void *ud)
     return n;
 }
 
+/* Every body is bounded in bytes read, not only in bytes kept: a runtime
+ * sending an endless body would otherwise be read until the timeout. */
+static bool body_over_limit(struct transfer *t, size_t n)
+{
+    t->received += n;
+    if (t->received <= output_limit()) return false;
+    t->over_limit = true;
+    return true;
+}
+
+static size_t on_body_to_case(char *buf, size_t size, size_t nitems, void *ud)
+{
+    struct transfer *t = ud;
+    if (body_over_limit(t, size * nitems)) return 0;
+    return t->req->write_cb(buf, size, nitems, t->req->write_ud);
+}
+
 static size_t on_body(char *buf, size_t size, size_t nitems, void *ud)
 {
     struct transfer *t = ud;
     size_t n = size * nitems;
     struct http_response *r = t->resp;
+    if (body_over_limit(t, n)) return 0;
     size_t keep = n;
     if (r->body_len + keep > t->max_body) {
         keep = t->max_body - r->body_len;
@@ -150,8 +171,8 @@ int rest_do_at(const char *addr, const struct http_request *req, struct http_res
     curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
     curl_easy_setopt(c, CURLOPT_HEADERDATA, &t);
     if (req->write_cb) {
-        curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, req->write_cb);
-        curl_easy_setopt(c, CURLOPT_WRITEDATA, req->write_ud);
+        curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body_to_case);
+        curl_easy_setopt(c, CURLOPT_WRITEDATA, &t);
     } else {
         curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
         curl_easy_setopt(c, CURLOPT_WRITEDATA, &t);
@@ -205,13 +226,19 @@ int rest_do_at(const char *addr, const struct http_request *req, struct http_res
     if (rc != CURLE_OK) {
         /* A response that was cut short still counts as "no response": the
          * case sees the transport error, and the status only as a hint. */
-        snprintf(resp->error, sizeof resp->error, "%s%s%s%s", curl_easy_strerror(rc),
-                 errbuf[0] ? " (" : "", errbuf, errbuf[0] ? ")" : "");
+        if (t.over_limit)
+            snprintf(resp->error, sizeof resp->error,
+                     "response body exceeds %s: the transfer was stopped", output_limit_text());
+        else
+            snprintf(resp->error, sizeof resp->error, "%s%s%s%s", curl_easy_strerror(rc),
+                     errbuf[0] ? " (" : "", errbuf, errbuf[0] ? ")" : "");
         if (status > 0) {
             size_t l = strlen(resp->error);
             snprintf(resp->error + l, sizeof resp->error - l, " after HTTP %ld", status);
         }
         resp->status = 0;
+        resp->no_connection = rc == CURLE_COULDNT_CONNECT ||
+                              (rc == CURLE_OPERATION_TIMEDOUT && status == 0 && !resp->raw_headers);
         ret = -1;
     } else {
         resp->status = status;
@@ -226,7 +253,9 @@ int rest_do_at(const char *addr, const struct http_request *req, struct http_res
 
 int rest_do(struct case_ctx *ctx, const struct http_request *req, struct http_response *resp)
 {
-    return rest_do_at(case_rest_addr(ctx), req, resp);
+    int rc = rest_do_at(case_rest_addr(ctx), req, resp);
+    if (rc != 0 && resp->no_connection) case_report_unreachable(ctx, resp->error);
+    return rc;
 }
 
 void http_response_free(struct http_response *resp)

@@ -37,6 +37,7 @@ struct http_response {
     char *raw_headers;        /* the whole header block of the final response */
     double seconds;           /* total time */
     char error[256];          /* transport error text when status == 0 */
+    bool no_connection;       /* no connection, or not one byte of a response in time */
 };
 
 /* Performs one request against the case's REST endpoint. Returns 0 when a

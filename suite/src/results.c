@@ -164,6 +164,9 @@ void run_results_free(struct run_results *res)
     free(res->runtime.metadata_json);
     free(res->runtime.version);
     free(res->runtime.root_path);
+    free(res->unresponsive);
+    free(res->unreachable);
+    res->unresponsive = res->unreachable = NULL;
     res->cases = NULL;
     res->count = 0;
 }

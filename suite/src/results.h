@@ -47,6 +47,8 @@ struct case_result {
     bool in_baseline;
     bool expected_fail;   /* in the baseline and failed or timed out */
     bool unexpected_pass; /* in the baseline and passed */
+    bool not_run;         /* selected, never started: the run was interrupted or the runtime
+                             unreachable (reported as skipped, with the reason) */
 };
 
 enum verdict {
@@ -112,6 +114,8 @@ struct run_results {
     double seconds;
     char hostname[128];
     bool interrupted;
+    char *unresponsive; /* why the circuit breaker gave up on the runtime; NULL if it did not */
+    char *unreachable;  /* why the run could not start (exit 3); NULL if it started */
 };
 
 const char *outcome_name(enum outcome o); /* "pass", "fail", ..., "not-run" */

@@ -25,6 +25,7 @@
 #include "fs_util.h"
 #include "launcher.h"
 #include "openapi_schema.h"
+#include "output_limit.h"
 #include "process_client.h"
 #include "report.h"
 #include "rest_client.h"
@@ -252,7 +253,8 @@ static void probe_runtime(const struct run_target *t, struct runtime_identity *r
     size_t got = 0;
     double deadline = mono_s() + PROBE_TIMEOUT_S;
     fcntl(p[0], F_SETFL, O_NONBLOCK);
-    while (got < sizeof buf - 1 && mono_s() < deadline) {
+    /* A signal ends the wait: the reports are due, not the probe. */
+    while (got < sizeof buf - 1 && mono_s() < deadline && !interrupted) {
         ssize_t n = read(p[0], buf + got, sizeof buf - 1 - got);
         if (n == 0) break;
         if (n < 0) {
@@ -433,8 +435,9 @@ static int write_reports(const struct cli_opts *o, const struct run_results *res
     return rc;
 }
 
-/* Removes the run's workspace prefix on the runtime (forked, bounded). */
-static void remove_prefix(const struct run_target *t, int log_fd)
+/* Removes the run's workspace prefix on the runtime (forked, bounded by
+ * bound_s). */
+static void remove_prefix(const struct run_target *t, int log_fd, double bound_s)
 {
     fflush(NULL);
     pid_t pid = fork();
@@ -443,7 +446,7 @@ static void remove_prefix(const struct run_target *t, int log_fd)
         _exit(worker_cleanup(t, t->prefix, NULL, 0, log_fd) == 0 ? 0 : 1);
     }
     if (pid < 0) return;
-    double deadline = mono_s() + 45;
+    double deadline = mono_s() + bound_s;
     int st;
     while (waitpid(pid, &st, WNOHANG) == 0) {
         if (mono_s() > deadline) {
@@ -455,6 +458,36 @@ static void remove_prefix(const struct run_target *t, int log_fd)
         }
         nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL);
     }
+}
+
+/* Outcomes are final: baseline, verdict and the run's end time. */
+static void settle_results(const struct cli_opts *o, struct run_results *res,
+                           const struct baseline *base, int log_fd, double t0)
+{
+    apply_baseline(res, base, log_fd);
+    verdict_compute(res, !o->core_only, o->require_complete);
+    utc_now(res->finished_at, sizeof res->finished_at);
+    res->seconds = mono_s() - t0;
+}
+
+/* The run could not start (exit 3): the reports asked for are written all
+ * the same, every selected case "not run" with the reason. */
+static void report_unreachable(const struct cli_opts *o, struct run_results *res,
+                               const struct baseline *base, const char *why, const char *log_path,
+                               int log_fd, double t0)
+{
+    res->unreachable = strdup(why);
+    for (size_t i = 0; i < res->count; i++) {
+        struct case_result *r = &res->cases[i];
+        if (!r->selected || r->outcome != OUT_NOT_RUN) continue;
+        r->outcome = OUT_SKIP;
+        r->not_run = true;
+        free(r->reason);
+        r->reason = text_fmt("not run: the runtime is unreachable: %s", why);
+    }
+    settle_results(o, res, base, log_fd, t0);
+    if (log_fd >= 0) dprintf(log_fd, "unreachable: %s\n", why);
+    write_reports(o, res, log_path && *log_path ? log_path : NULL, NULL);
 }
 
 /* ---- main ---------------------------------------------------------------- */
@@ -475,6 +508,7 @@ int runner_main(int argc, char **argv)
         printf("sandboxd-conformance %s (%s)\n", SBX_VERSION, SBX_GIT_COMMIT);
         return RUNNER_OK;
     }
+    output_limit_set(o.max_output);
     if (o.openapi) {
         if (access(o.openapi, R_OK) != 0) {
             fprintf(stderr, "sandboxd-conformance: --openapi %s: %s\n", o.openapi, strerror(errno));
@@ -623,6 +657,12 @@ int runner_main(int argc, char **argv)
             if (g != 0) fprintf(stderr, "  %s\n", e1);
             if (r != 0) fprintf(stderr, "  %s\n", e2);
             free(body);
+            char *why = text_fmt("%s%s%s", g != 0 ? e1 : "", g != 0 && r != 0 ? "; " : "",
+                                 r != 0 ? e2 : "");
+            res.runtime.grpc_addr = o.grpc;
+            res.runtime.rest_addr = o.rest;
+            report_unreachable(&o, &res, &base, why, log_path, log_fd, t0);
+            free(why);
             exit_code = RUNNER_UNREACHABLE;
             goto out;
         }
@@ -673,9 +713,14 @@ int runner_main(int argc, char **argv)
                                  .own_process_group = true,
                                  .health_timeout_ms = target.health_timeout_ms,
                                  .confine = target.confine_runtime};
+        res.runtime.mode = "launch";
+        res.runtime.command = launch_template;
         if (launcher_start(&lo, &rt, err, sizeof err) != 0) {
             fprintf(stderr, "sandboxd-conformance: cannot launch the runtime: %s\n", err);
             if (log_fd >= 0) dprintf(log_fd, "launch failed: %s\n", err);
+            char *why = text_fmt("cannot launch the runtime: %s", err);
+            report_unreachable(&o, &res, &base, why, log_path, log_fd, t0);
+            free(why);
             launcher_release(&rt);
             exit_code = RUNNER_UNREACHABLE;
             goto out;
@@ -701,6 +746,12 @@ int runner_main(int argc, char **argv)
                     "its gRPC endpoint does not answer:\n  %s\n",
                     e1);
             if (log_fd >= 0) dprintf(log_fd, "launch: gRPC endpoint does not answer: %s\n", e1);
+            res.runtime.grpc_addr = rt.grpc_addr;
+            res.runtime.rest_addr = rt.rest_addr;
+            char *why =
+                text_fmt("healthy over REST, but the gRPC endpoint does not answer: %s", e1);
+            report_unreachable(&o, &res, &base, why, log_path, log_fd, t0);
+            free(why);
             exit_code = RUNNER_UNREACHABLE;
             goto out;
         }
@@ -744,28 +795,39 @@ int runner_main(int argc, char **argv)
                             .log_fd = log_fd,
                             .on_done = on_case_done,
                             .ud = &prog,
-                            .interrupted = &interrupted};
+                            .interrupted = &interrupted,
+                            .unresponsive_after = o.unresponsive_after};
     scheduler_run(&res, &so);
     res.interrupted = interrupted != 0;
+    if (res.unresponsive) fprintf(stderr, "sandboxd-conformance: %s\n", res.unresponsive);
 
-    remove_prefix(&target, log_fd);
+    /* Interrupted (a kill may follow within seconds) or given up on: the
+     * reports come first, the workspace removal and the stop are bounded
+     * short, and the reports are written again once the runtime's exit is
+     * known. */
+    bool hurry = res.interrupted || res.unresponsive;
+    settle_results(&o, &res, &base, log_fd, t0);
+    if (hurry)
+        write_reports(&o, &res, log_path[0] ? log_path : NULL, launched ? rt.log_path : NULL);
+
+    remove_prefix(&target, log_fd, hurry ? 5 : 45);
 
     if (launched) {
         double ts = mono_s();
-        int killed = launcher_stop(&rt, STOP_GRACE_MS);
+        int killed = launcher_stop(&rt, hurry ? STOP_GRACE_MS / 4 : STOP_GRACE_MS);
         res.runtime.stop_seconds = mono_s() - ts;
         res.runtime.exit_known = true;
         res.runtime.exit_status = rt.status;
         char how[128];
         launcher_describe_status(rt.status, how, sizeof how);
         snprintf(res.runtime.exit_text, sizeof res.runtime.exit_text, "%s%s", how,
-                 killed ? " (did not stop within 20 s of SIGTERM; killed)" : " after SIGTERM");
+                 !killed ? " after SIGTERM"
+                 : hurry ? " (did not stop within 5 s of SIGTERM; killed)"
+                         : " (did not stop within 20 s of SIGTERM; killed)");
         printf("\nruntime %s (in %.2f s)\n", res.runtime.exit_text, res.runtime.stop_seconds);
         if (log_fd >= 0) dprintf(log_fd, "runtime %s\n", res.runtime.exit_text);
     }
 
-    apply_baseline(&res, &base, log_fd);
-    verdict_compute(&res, !o.core_only, o.require_complete);
     utc_now(res.finished_at, sizeof res.finished_at);
     res.seconds = mono_s() - t0;
     console_summary(&con, &res);

@@ -15,6 +15,8 @@
 
 #include "case_context.h"
 #include "catalog.h"
+#include "liveness.h"
+#include "text_util.h"
 #include "worker.h"
 
 enum { MAX_LINE = 64 * 1024, MAX_TRACKED = 256, CLEANUP_TIMEOUT_S = 45, SETUP_ALLOWANCE_S = 5 };
@@ -36,6 +38,13 @@ struct job {
     size_t n_pids;
     bool got_error, got_skip;
     bool skip_before_error; /* the first error came after a skip */
+    bool unreachable; /* the case reported it could not reach the runtime */
+};
+
+/* Consecutive cases that timed out or could not reach the runtime. */
+struct breaker {
+    unsigned streak;
+    char last[64]; /* the last such case's ID */
 };
 
 static double now_s(void)
@@ -85,6 +94,8 @@ static void handle_event(struct job *j, struct case_result *r, const char *line)
             r->reason = strdup(jstr(o, "message"));
         }
         j->got_error = true;
+    } else if (strcmp(ev, "unreachable") == 0) {
+        j->unreachable = true;
     } else if (strcmp(ev, "track") == 0) {
         int32_t pid = (int32_t)json_integer_value(json_object_get(o, "pid"));
         if (j->n_pids < MAX_TRACKED) j->pids[j->n_pids++] = pid;
@@ -296,8 +307,53 @@ static void reap(struct job *j, struct case_result *r, bool kill_now)
     }
 }
 
+/* Counts a finished case; true when the breaker opens (res->unresponsive
+ * then says why). A streak that reaches the threshold is confirmed by a
+ * liveness probe: cases can time out on their own against a live runtime. */
+static bool breaker_count(struct breaker *b, const struct job *j, const struct case_result *r,
+                          struct run_results *res, const struct sched_opts *o)
+{
+    if (!o->unresponsive_after) return false;
+    bool stuck = r->outcome == OUT_TIMEOUT || (j->unreachable && r->outcome != OUT_PASS);
+    if (!stuck) {
+        b->streak = 0;
+        return false;
+    }
+    b->streak++;
+    snprintf(b->last, sizeof b->last, "%s", r->def->id);
+    if (b->streak < o->unresponsive_after) return false;
+    char why[400];
+    if (liveness_probe(o->target, why, sizeof why)) {
+        if (o->log_fd >= 0)
+            dprintf(o->log_fd,
+                    "%u consecutive cases timed out or could not connect, but the runtime "
+                    "answers health and Execute: running on\n",
+                    b->streak);
+        b->streak = 0;
+        return false;
+    }
+    char buf[600];
+    snprintf(buf, sizeof buf,
+             "runtime unresponsive: %u consecutive cases timed out or could not connect (the "
+             "last %s), then %s",
+             b->streak, b->last, why);
+    res->unresponsive = strdup(buf);
+    if (o->log_fd >= 0) dprintf(o->log_fd, "circuit breaker: %s\n", buf);
+    return true;
+}
+
+/* The breaker opened: a case that did not finish is an error. */
+static void mark_unresponsive(struct case_result *r, const struct run_results *res, bool started)
+{
+    r->outcome = OUT_ERROR;
+    free(r->reason);
+    r->reason =
+        text_fmt("%s (%s)", res->unresponsive, started ? "stopped while running" : "not run");
+}
+
 void scheduler_run(struct run_results *res, const struct sched_opts *o)
 {
+    struct breaker breaker = {0};
     size_t total = 0, done = 0;
     for (size_t i = 0; i < res->count; i++)
         if (res->cases[i].selected && res->cases[i].outcome == OUT_NOT_RUN) total++;
@@ -321,7 +377,8 @@ void scheduler_run(struct run_results *res, const struct sched_opts *o)
                 running++;
                 running_cases += jobs[s].kind == JOB_CASE;
             }
-        bool stop = o->interrupted && *o->interrupted;
+        bool interrupted = o->interrupted && *o->interrupted;
+        bool stop = interrupted || res->unresponsive;
         /* Start what may start. */
         while (!stop && running < slots) {
             while (next < res->count &&
@@ -395,12 +452,18 @@ void scheduler_run(struct run_results *res, const struct sched_opts *o)
                 continue;
             }
             if (stop && !j->done_seen) {
-                r->outcome = OUT_SKIP;
-                free(r->reason);
-                r->reason = strdup("the run was interrupted");
                 r->seconds = t - j->start;
+                if (interrupted) {
+                    r->outcome = OUT_SKIP;
+                    free(r->reason);
+                    r->reason = strdup("interrupted while running: the run was stopped");
+                    r->not_run = true; /* no verdict of its own */
+                } else {
+                    mark_unresponsive(r, res, true);
+                }
             } else {
                 finish_case(j, r, o);
+                if (!stop && breaker_count(&breaker, j, r, res, o)) stop = true;
             }
             free(j->line);
             j->line = NULL;
@@ -418,10 +481,14 @@ void scheduler_run(struct run_results *res, const struct sched_opts *o)
     /* Cases that never started because the run was stopped. */
     for (size_t i = 0; i < res->count; i++) {
         struct case_result *r = &res->cases[i];
-        if (r->selected && r->outcome == OUT_NOT_RUN) {
+        if (!r->selected || r->outcome != OUT_NOT_RUN) continue;
+        if (res->unresponsive) {
+            mark_unresponsive(r, res, false);
+        } else {
             r->outcome = OUT_SKIP;
+            r->not_run = true;
             free(r->reason);
-            r->reason = strdup("the run was interrupted");
+            r->reason = strdup("not run (interrupted)");
         }
     }
     free(jobs);

@@ -20,6 +20,10 @@ struct sched_opts {
     void (*on_done)(void *ud, const struct case_result *r, size_t done, size_t total);
     void *ud;
     volatile sig_atomic_t *interrupted; /* set by a signal handler to stop early */
+    /* Circuit breaker: after this many consecutive cases timed out or could
+     * not reach the runtime, and a liveness probe failed too, every case
+     * not finished is reported "error: runtime unresponsive" at once. 0 = off. */
+    unsigned unresponsive_after;
 };
 
 /* Runs every case with selected && outcome == OUT_NOT_RUN; fills outcomes. */

@@ -17,8 +17,8 @@ void verdict_compute(struct run_results *res, bool full_level, bool require_comp
 {
     struct verdict_info *v = &res->verdict;
     memset(v, 0, sizeof *v);
-    unsigned must_skipped = 0, must_filtered = 0, must_xfail = 0;
-    unsigned should_skipped = 0, should_filtered = 0, should_xfail = 0;
+    unsigned must_skipped = 0, must_filtered = 0, must_xfail = 0, must_interrupted = 0;
+    unsigned should_skipped = 0, should_filtered = 0, should_xfail = 0, should_interrupted = 0;
     bool any_bad = false;
     for (size_t i = 0; i < res->count; i++) {
         const struct case_result *r = &res->cases[i];
@@ -38,6 +38,9 @@ void verdict_compute(struct run_results *res, bool full_level, bool require_comp
             t->failed++;
         } else if (r->outcome == OUT_PASS) {
             t->passed++;
+        } else if (r->not_run) {
+            t->missing++;
+            (*(must ? &must_interrupted : &should_interrupted))++;
         } else {
             t->missing++;
             (*(must ? &must_skipped : &should_skipped))++;
@@ -54,11 +57,15 @@ void verdict_compute(struct run_results *res, bool full_level, bool require_comp
     v->complete = v->must.missing == 0 && (!full_level || v->should.missing == 0);
 
     add_reason(v, "MUST", v->must.failed, "failed, timed out or errored");
+    const char *not_run = res->unreachable ? "not run (the runtime is unreachable)"
+                                           : "not run or not finished (the run was interrupted)";
+    add_reason(v, "MUST", must_interrupted, not_run);
     add_reason(v, "MUST", must_skipped, "skipped (unmet needs: see each case)");
     add_reason(v, "MUST", must_filtered, "filtered out by the selection");
     add_reason(v, "MUST", must_xfail, "expected to fail (baseline)");
     if (full_level) {
         add_reason(v, "SHOULD", v->should.failed, "failed, timed out or errored");
+        add_reason(v, "SHOULD", should_interrupted, not_run);
         add_reason(v, "SHOULD", should_skipped, "skipped");
         add_reason(v, "SHOULD", should_filtered, "filtered out by the selection");
         add_reason(v, "SHOULD", should_xfail, "expected to fail (baseline)");

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "fault.h"
+#include "grpc_service/env_keys.h"
 #include "grpc_service/service_internal.h"
 
 struct out_buf {
@@ -233,6 +234,12 @@ void execute_on_request(struct sbx_grpc_server_call *call, const uint8_t *msg, s
     Process__V1__ExecuteRequest *req = process__v1__execute_request__unpack(NULL, len, msg);
     if (!req) {
         svc_reject_undecodable(call, "ExecuteRequest");
+        return;
+    }
+    char why[160];
+    if (env_keys_check(msg, len, why, sizeof(why)) != SBX_GRPC_OK) {
+        process__v1__execute_request__free_unpacked(req, NULL);
+        sbx_grpc_server_call_finish(call, SBX_GRPC_INVALID_ARGUMENT, why);
         return;
     }
     struct exec_call *c = calloc(1, sizeof(*c));

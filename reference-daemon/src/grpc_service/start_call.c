@@ -10,6 +10,7 @@
 #include <sys/uio.h>
 
 #include "fault.h"
+#include "grpc_service/env_keys.h"
 #include "grpc_service/service_internal.h"
 
 /* Fault injection: register-late announces the id this long before it
@@ -419,6 +420,8 @@ void start_on_request(struct sbx_grpc_server_call *call, const uint8_t *msg, siz
         snprintf(err, sizeof(err), "unknown fields in request");
         goto fail;
     }
+    code = env_keys_check(msg, len, err, sizeof(err));
+    if (code != SBX_GRPC_OK) goto fail;
     if (req->config && req->config->n_command == 0 && fault_active("empty-command-ok")) {
         answer_as_exit(call, 127);
         process__v1__start_request__free_unpacked(req, NULL);

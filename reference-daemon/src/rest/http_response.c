@@ -90,6 +90,13 @@ enum MHD_Result rest_reply_error(struct MHD_Connection *c, unsigned status, cons
     return rest_queue(c, status, error_response(status, msg));
 }
 
+enum MHD_Result rest_reply_error_close(struct MHD_Connection *c, unsigned status, const char *msg)
+{
+    struct MHD_Response *r = error_response(status, msg);
+    if (r) MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
+    return rest_queue(c, status, r);
+}
+
 enum MHD_Result rest_reply_405(struct MHD_Connection *c, const char *allow)
 {
     struct MHD_Response *r = error_response(405, "method not allowed");

@@ -16,6 +16,11 @@ const char *rest_json_type(void);
 enum MHD_Result rest_reply_error(struct MHD_Connection *c, unsigned status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* Queues an Error response and closes the connection after it: for
+ * requests whose framing cannot be trusted (what follows them on the
+ * connection is not known to be a request). */
+enum MHD_Result rest_reply_error_close(struct MHD_Connection *c, unsigned status, const char *msg);
+
 /* Queues a 405 with an Allow header and an Error body. */
 enum MHD_Result rest_reply_405(struct MHD_Connection *c, const char *allow);
 

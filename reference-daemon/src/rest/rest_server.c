@@ -1,6 +1,9 @@
 /* The REST server (contract section 2): libmicrohttpd with one thread per
  * connection, so a slow upload or download never delays another request
- * (C5) while file I/O stays plain blocking calls. This file owns the
+ * (C5) and a health probe never waits behind a file transfer, while file
+ * I/O stays plain blocking calls. Hostile clients are bounded by a total and
+ * a per-address connection limit, small thread stacks, a header-block
+ * deadline and strict framing. This file owns the
  * listening socket, the per-request state and the routing; the handlers
  * live beside it. */
 #include "rest_server.h"
@@ -22,8 +25,10 @@
 
 #include "fault.h"
 #include "rest/fault_head_body.h"
+#include "rest/header_deadline.h"
 #include "rest/http_response.h"
 #include "rest/request.h"
+#include "rest/request_framing.h"
 #include "rest/request_path.h"
 #include "rest/variant_redirect.h"
 
@@ -32,10 +37,15 @@
  * is 12 KiB). libmicrohttpd zeroes the whole pool after every request of a
  * keep-alive connection, so its size is paid per request. */
 #define CONNECTION_MEMORY (64 * 1024)
+/* Per connection thread. The deepest path is a DELETE's tree walk (512
+ * levels of a few hundred bytes); 256 KiB leaves ample room and keeps
+ * thousands of connection threads small in address space. */
+#define THREAD_STACK (256 * 1024)
 
 struct rest_server {
     struct daemon_state *st;
     struct MHD_Daemon *mhd;
+    struct header_deadline *deadline;
     int listen_fd;
 };
 
@@ -123,6 +133,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         rq->file.fd = -1;
         rq->file.dir_fd = -1;
         *con_cls = rq;
+        header_deadline_headers_done(srv->deadline, c);
+        enum MHD_Result refused;
+        if (request_framing_refused(c, &refused)) {
+            rq->started = true;
+            rq->responded = true;
+            return refused;
+        }
         if (fault_active("serialize-requests")) {
             pthread_once(&serial_once, serial_init);
             while (sem_wait(&serial_lock) != 0 && errno == EINTR)
@@ -148,9 +165,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
                          enum MHD_RequestTerminationCode toe)
 {
-    (void)cls;
+    struct rest_server *srv = cls;
     struct rest_request *rq = *con_cls;
     if (!rq) return;
+    header_deadline_request_done(srv->deadline, c);
     if (rq->fault_head_body)
         fault_head_body_send(rq, c, toe == MHD_REQUEST_TERMINATED_COMPLETED_OK);
     files_put_cleanup(rq); /* removes the temporary file of an unfinished upload */
@@ -215,14 +233,25 @@ static int open_listener(const char *host, int port, int *bound, char *err, size
 }
 
 /* One descriptor per connection plus a few per request: use what the
- * hard limit allows. */
-static void raise_fd_limit(void)
+ * hard limit allows. Returns the limit now in force. */
+static rlim_t raise_fd_limit(void)
 {
     struct rlimit rl;
-    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0) return RLIM_INFINITY;
+    if (rl.rlim_cur < rl.rlim_max) {
         rl.rlim_cur = rl.rlim_max;
-        setrlimit(RLIMIT_NOFILE, &rl);
+        if (setrlimit(RLIMIT_NOFILE, &rl) != 0) getrlimit(RLIMIT_NOFILE, &rl);
     }
+    return rl.rlim_cur;
+}
+
+/* The process has one descriptor table: REST connections may take at most
+ * half of it, so that a flood of them leaves descriptors for Execute's
+ * pipes, file transfers and gRPC (which takes at most a quarter). */
+static unsigned fd_share(unsigned wanted, rlim_t fd_limit)
+{
+    if (fd_limit == RLIM_INFINITY || fd_limit / 2 >= wanted) return wanted;
+    return fd_limit / 2 > 16 ? (unsigned)(fd_limit / 2) : 16;
 }
 
 struct rest_server *rest_server_start(struct daemon_state *st, char *err, size_t errlen)
@@ -234,7 +263,7 @@ struct rest_server *rest_server_start(struct daemon_state *st, char *err, size_t
         return NULL;
     }
     srv->st = st;
-    raise_fd_limit();
+    rlim_t fd_limit = raise_fd_limit();
     int bound = cfg->rest_port;
     srv->listen_fd = open_listener(cfg->listen_host, cfg->rest_port, &bound, err, errlen);
     if (srv->listen_fd < 0) {
@@ -247,6 +276,26 @@ struct rest_server *rest_server_start(struct daemon_state *st, char *err, size_t
     /* The server's threads inherit this mask: a peer that goes away makes
      * send/sendfile fail with EPIPE instead of killing the daemon, without
      * changing SIGPIPE's disposition for the processes the daemon starts. */
+    if (cfg->http_header_timeout_ms) {
+        srv->deadline = header_deadline_start(cfg->http_header_timeout_ms);
+        if (!srv->deadline) {
+            snprintf(err, errlen, "cannot start the header-deadline thread");
+            close(srv->listen_fd);
+            free(srv);
+            return NULL;
+        }
+    }
+    /* Zero leaves a limit at the library's default. */
+    struct MHD_OptionItem limits[3];
+    size_t nl = 0;
+    if (cfg->http_max_connections)
+        limits[nl++] =
+            (struct MHD_OptionItem){MHD_OPTION_CONNECTION_LIMIT,
+                                    (intptr_t)fd_share(cfg->http_max_connections, fd_limit), NULL};
+    if (cfg->http_max_per_client)
+        limits[nl++] = (struct MHD_OptionItem){MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+                                               (intptr_t)cfg->http_max_per_client, NULL};
+    limits[nl] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
     sigset_t block, old;
     sigemptyset(&block);
     sigaddset(&block, SIGPIPE);
@@ -257,10 +306,13 @@ struct rest_server *rest_server_start(struct daemon_state *st, char *err, size_t
         0, NULL, NULL, on_request, srv, MHD_OPTION_LISTEN_SOCKET, srv->listen_fd,
         MHD_OPTION_CONNECTION_TIMEOUT, timeout_s, MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv,
         MHD_OPTION_UNESCAPE_CALLBACK, keep_escaped, NULL, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
-        (size_t)CONNECTION_MEMORY, MHD_OPTION_END);
+        (size_t)CONNECTION_MEMORY, MHD_OPTION_THREAD_STACK_SIZE, (size_t)THREAD_STACK,
+        MHD_OPTION_STRICT_FOR_CLIENT, 1, MHD_OPTION_NOTIFY_CONNECTION,
+        header_deadline_on_connection, srv->deadline, MHD_OPTION_ARRAY, limits, MHD_OPTION_END);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (!srv->mhd) {
         snprintf(err, errlen, "cannot start the HTTP server on port %d", bound);
+        header_deadline_stop(srv->deadline);
         close(srv->listen_fd);
         free(srv);
         return NULL;
@@ -273,6 +325,7 @@ void rest_server_stop(struct rest_server *srv)
 {
     if (!srv) return;
     MHD_stop_daemon(srv->mhd);
+    header_deadline_stop(srv->deadline); /* after the connections' CLOSED notices */
     close(srv->listen_fd);
     free(srv);
 }

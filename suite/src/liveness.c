@@ -1,0 +1,97 @@
+/* The runtime's liveness, asked from a forked child (see liveness.h). */
+#include "liveness.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "case_context.h"
+#include "process_client.h"
+#include "rest_client.h"
+
+enum { HEALTH_MS = 5000, EXECUTE_MS = 5000, PROBE_BOUND_S = 15 };
+
+static double mono_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* In the child: "ok", or what went wrong. */
+static void probe(const struct run_target *t, int fd)
+{
+    struct http_request req = {.method = "GET", .target = "/v1/health", .timeout_ms = HEALTH_MS};
+    struct http_response resp;
+    int rc = rest_do_at(t->rest_addr, &req, &resp);
+    if (rc != 0 || resp.status != 200) {
+        if (rc != 0)
+            dprintf(fd, "GET /v1/health: no answer within %d s (%s)", HEALTH_MS / 1000, resp.error);
+        else
+            dprintf(fd, "GET /v1/health answered HTTP %ld", resp.status);
+        http_response_free(&resp);
+        return;
+    }
+    http_response_free(&resp);
+    struct case_ctx ctx;
+    case_ctx_init(&ctx, NULL, t, 0, -1);
+    const char *argv[] = {"true", NULL};
+    struct proc_spec spec = {.argv = argv, .timeout_ms = EXECUTE_MS, .wait_ms = EXECUTE_MS + 2000};
+    struct proc_result r = {0};
+    int code = proc_execute(&ctx, &spec, &r);
+    /* Any status is an answer: a runtime failing Execute is still alive. */
+    if (code >= 0)
+        dprintf(fd, "ok");
+    else
+        dprintf(fd, "Execute `true`: no answer within %d s (%s)", EXECUTE_MS / 1000 + 2,
+                r.message ? r.message : "transport error");
+    proc_result_free(&r);
+    case_ctx_release(&ctx);
+}
+
+bool liveness_probe(const struct run_target *t, char *why, size_t why_len)
+{
+    int p[2];
+    snprintf(why, why_len, "the liveness probe could not run");
+    if (pipe2(p, O_CLOEXEC) != 0) return true; /* cannot tell: do not give up on the runtime */
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        setpgid(0, 0);
+        close(p[0]);
+        probe(t, p[1]);
+        _exit(0);
+    }
+    close(p[1]);
+    if (pid < 0) {
+        close(p[0]);
+        return true;
+    }
+    char buf[400];
+    size_t got = 0;
+    double deadline = mono_s() + PROBE_BOUND_S;
+    fcntl(p[0], F_SETFL, O_NONBLOCK);
+    while (got < sizeof buf - 1 && mono_s() < deadline) {
+        ssize_t n = read(p[0], buf + got, sizeof buf - 1 - got);
+        if (n == 0) break;
+        if (n < 0) {
+            if (errno != EAGAIN && errno != EINTR) break;
+            nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL);
+            continue;
+        }
+        got += (size_t)n;
+    }
+    close(p[0]);
+    kill(-pid, SIGKILL);
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    buf[got] = '\0';
+    if (strcmp(buf, "ok") == 0) return true;
+    snprintf(why, why_len, "%s", got ? buf : "the liveness probe got no answer within 15 s");
+    return false;
+}
