@@ -158,6 +158,44 @@ int cli_parse(struct cli_opts *o, int argc, char **argv, char *err, size_t err_l
             snprintf(err, err_len, "unexpected argument '%s' (options start with --)", a);
             return -1;
         }
+        /* Options that take a value; anything else is unknown, whether or not
+         * a word follows it. */
+        static const char *const valued[] = {"--grpc",
+                                             "--rest",
+                                             "--launch",
+                                             "--launch-bundled",
+                                             "--launch-env",
+                                             "--startup-timeout",
+                                             "--explain",
+                                             "--focus",
+                                             "--skip",
+                                             "--tags",
+                                             "--level",
+                                             "--profile",
+                                             "--rerun-failed",
+                                             "--jobs",
+                                             "-j",
+                                             "--seed",
+                                             "--timeout-scale",
+                                             "--baseline",
+                                             "--openapi",
+                                             "--json",
+                                             "--junit",
+                                             "--tap",
+                                             "--markdown",
+                                             "--html",
+                                             "--bundle",
+                                             "--log",
+                                             "--color",
+                                             "--colour",
+                                             NULL};
+        bool known = false;
+        for (const char *const *vn = valued; *vn; vn++)
+            known |= strcmp(name, *vn) == 0;
+        if (!known) {
+            snprintf(err, err_len, "unknown option '%s' (see --help)", name);
+            return -1;
+        }
         if (!val) {
             if (i + 1 >= argc) {
                 snprintf(err, err_len, "%s needs a value", name);
