@@ -187,6 +187,15 @@ static int write_html(FILE *f, const struct run_results *res)
         }
         fputs("</ul>\n", f);
     }
+    fprintf(f,
+            "<p>%u selected: %u pass, %u fail, %u timeout, %u error, %u skip, %u expected-fail, "
+            "%u unexpected-pass; %u not selected. MUST %u/%u passed, SHOULD %u/%u passed.</p>\n",
+            n.selected, n.pass, n.fail, n.timeout, n.error, n.skip, n.expected_fail,
+            n.unexpected_pass, n.not_run, v->must.passed, v->must.total, v->should.passed,
+            v->should.total);
+    what_failed(f, res);
+    contract_glance(f, res);
+    fputs("<h2 id=\"run\">The run</h2>\n", f);
     fputs("<table>\n", f);
     const char *rows[][2] = {
         {"Mode", ri->mode ? ri->mode : "attach"},
@@ -226,15 +235,6 @@ static int write_html(FILE *f, const struct run_results *res)
         }
     fputs("</td></tr>\n", f);
     fputs("</table>\n", f);
-    fprintf(f,
-            "<p>%u selected: %u pass, %u fail, %u timeout, %u error, %u skip, %u expected-fail, "
-            "%u unexpected-pass; %u not selected. MUST %u/%u passed, SHOULD %u/%u passed.</p>\n",
-            n.selected, n.pass, n.fail, n.timeout, n.error, n.skip, n.expected_fail,
-            n.unexpected_pass, n.not_run, v->must.passed, v->must.total, v->should.passed,
-            v->should.total);
-
-    what_failed(f, res);
-    contract_glance(f, res);
 
     fputs("<h2>Contents</h2>\n<ul>\n", f);
     for (size_t g = 0; g < clause_group_count; g++)
