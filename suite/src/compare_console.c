@@ -8,6 +8,21 @@
 
 #define CELL_W 16
 #define DETAIL_MAX 110
+#define TITLE_MAX 60
+
+/* " text", cut at max bytes (on a UTF-8 boundary) with "...". */
+static void print_cut(FILE *f, const char *s, size_t max)
+{
+    size_t n = strlen(s);
+    if (n <= max) {
+        fprintf(f, " %s", s);
+        return;
+    }
+    n = max - 3;
+    while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+        n--;
+    fprintf(f, " %.*s...", (int)n, s);
+}
 
 static void print_detail(FILE *f, const struct cmp_view *v, const struct cmp_row *row)
 {
@@ -32,8 +47,8 @@ static void print_row(FILE *f, const struct cmp_view *v, const struct cmp_row *r
     for (size_t r = 0; r < v->m->n_runs; r++)
         fprintf(f, " %-*s", CELL_W, row->cell[r]);
     if (!clause && row->title) {
-        char *t = text_sanitize(row->title, strlen(row->title), 50, false);
-        fprintf(f, " %s", t ? t : "");
+        char *t = text_sanitize(row->title, strlen(row->title), 4096, false);
+        print_cut(f, t ? t : "", TITLE_MAX);
         free(t);
     }
     fputc('\n', f);
