@@ -18,6 +18,10 @@ packages=(
   # style and static analysis
   clang-format clang-tidy cppcheck
 )
+# The HTML reports are checked in headless Chromium (html_reports_in_browser;
+# skipped where it is absent). It is the largest package here: set
+# SBX_NO_BROWSER=1 to leave it out.
+[ -n "${SBX_NO_BROWSER:-}" ] || packages+=(chromium)
 
 missing=()
 for p in "${packages[@]}"; do

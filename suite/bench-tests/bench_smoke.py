@@ -4,6 +4,8 @@
   launch  bench launches the bundled sandboxd-ref itself
   attach  this script starts sandboxd-ref; bench attaches with --pid
   cli     --help, a usage error and an unreachable endpoint
+  compare two runtimes side by side (--compare-*, --rounds), and
+          `bench --compare` of saved results, real and made up
 
 Checks exit statuses and that the JSON document parses and holds every
 figure with its numbers. Figures are never compared with limits: the
@@ -74,9 +76,10 @@ def check_figure(f):
             check(f["bytes"] > 0, f"{fid}: zero RSS")
 
 
-def check_document(path, expected, stdout):
-    check("Targets of sandboxd-ref" in stdout, "table: no targets section")
-    check("floor" in stdout and "ratio" in stdout, "table: no floor/ratio columns")
+def check_document(path, expected, stdout, table=True):
+    if table:
+        check("Targets of sandboxd-ref" in stdout, "table: no targets section")
+        check("floor" in stdout and "ratio" in stdout, "table: no floor/ratio columns")
     with open(path) as fh:
         doc = json.load(fh)
     check(doc.get("schema") == "sandboxd-conformance-bench/1", f"schema {doc.get('schema')}")
@@ -176,16 +179,108 @@ def mode_cli(a, work):
     check(p.returncode == 3 and "unreachable" in p.stderr, f"unreachable: {p.returncode}")
 
 
+def line_of(stdout, label):
+    for ln in stdout.splitlines():
+        if ln.startswith(label[:44]):
+            return ln
+    return None
+
+
+def mode_compare(a, work):
+    aj, bj = os.path.join(work, "a.json"), os.path.join(work, "b.json")
+    b_cmd = (f"'{a.daemon}' --listen-host {{host}} --grpc-port {{grpc_port}} "
+             "--rest-port {rest_port} --root-dir {root}")
+    p = run([a.suite, "bench", "--launch-bundled", a.daemon, "--compare-launch", b_cmd,
+             "--rounds", "2", "--only", "execute,rest", "--json", aj, "--compare-json", bj,
+             "--quiet"] + TINY, 400)
+    if not check(p.returncode == 0, f"side by side: exit status {p.returncode}"):
+        return
+    check("B/A" in p.stdout and "spreadA" in p.stdout, "side by side: B/A and spread columns")
+    docs = []
+    for path in (aj, bj):
+        doc, figs, _ = check_document(path, FLOORS + EXECUTE + REST + MEMORY, p.stdout, False)
+        docs.append(figs)
+        for fid in FLOORS + EXECUTE + REST:
+            f = figs.get(fid, {})
+            check(len(f.get("rounds", [])) == 2 and is_num(f.get("spread")),
+                  f"{path}: {fid} has 2 rounds and a spread ({f.get('rounds')})")
+    for fid in FLOORS:
+        check(docs[0][fid]["p50_s"] == docs[1][fid]["p50_s"],
+              f"floor {fid} is the same measurement for both runtimes")
+    for fid in EXECUTE + REST + MEMORY:
+        label = docs[0][fid]["label"]
+        ln = line_of(p.stdout, label)
+        check(ln is not None and len(ln.split()) > 4, f"side by side: a row for {fid}")
+    check(docs[0]["memory.rss_idle"]["bytes"] > 0 and docs[1]["memory.rss_idle"]["bytes"] > 0,
+          "memory figures for both runtimes")
+
+    p = run([a.suite, "bench", "--compare", aj, bj], 60)
+    check(p.returncode == 0 and all(line_of(p.stdout, docs[0][f]["label"]) for f in EXECUTE),
+          f"bench --compare of the saved results: {p.returncode}")
+
+    # Made-up documents: the verdict of every kind of move is known.
+    def doc(fig):
+        return {"schema": "sandboxd-conformance-bench/1", "figures": fig}
+
+    def lat(fid, label, p50, rounds):
+        return {"id": fid, "label": label, "group": "execute", "kind": "latency",
+                "measured": True, "count": 10, "p50_s": p50, "throughput": 1.0,
+                "floor": None, "ratio": None, "rounds": rounds,
+                "spread": (max(rounds) - min(rounds)) / p50 if len(rounds) > 1 else None}
+
+    old = doc([lat("x.apart", "apart ranges", 1.0, [0.9, 1.0, 1.1]),
+               lat("x.overlap", "overlapping ranges", 1.0, [0.8, 1.0, 1.2]),
+               lat("x.single", "one round each", 1.0, [1.0]),
+               lat("x.small", "small change, one round", 1.0, [1.0]),
+               lat("x.faster", "faster, apart", 1.0, [0.95, 1.0, 1.05])])
+    new = doc([lat("x.apart", "apart ranges", 1.5, [1.4, 1.5, 1.6]),
+               lat("x.overlap", "overlapping ranges", 1.3, [1.1, 1.3, 1.5]),
+               lat("x.single", "one round each", 1.5, [1.5]),
+               lat("x.small", "small change, one round", 1.05, [1.05]),
+               lat("x.faster", "faster, apart", 0.5, [0.45, 0.5, 0.55])])
+    op, np_ = os.path.join(work, "old.json"), os.path.join(work, "new.json")
+    for path, d in ((op, old), (np_, new)):
+        with open(path, "w") as fh:
+            json.dump(d, fh)
+    p = run([a.suite, "bench", "--compare", op, np_], 60)
+    want = {"apart ranges": "B WORSE", "overlapping ranges": None,
+            "one round each": "B WORSE", "small change, one round": None,
+            "faster, apart": "B better"}
+    for label, verdict in want.items():
+        ln = line_of(p.stdout, label) or ""
+        if verdict:
+            check(verdict in ln, f"'{label}' flagged {verdict}: {ln!r}")
+        else:
+            check(ln and "WORSE" not in ln and "better" not in ln, f"'{label}' not flagged: {ln!r}")
+    check("(spread assumed)" in (line_of(p.stdout, "one round each") or ""),
+          "a one-round figure says its spread is assumed")
+
+    for args, what in (([aj], "one file"), ([aj, os.path.join(work, "none.json")], "missing"),
+                       ([aj, a.daemon], "not JSON")):
+        p = run([a.suite, "bench", "--compare"] + args, 30)
+        check(p.returncode == 2, f"bench --compare {what}: exit 2 ({p.returncode})")
+    with open(os.path.join(work, "other.json"), "w") as fh:
+        json.dump({"schema_version": 1}, fh)
+    p = run([a.suite, "bench", "--compare", aj, os.path.join(work, "other.json")], 30)
+    check(p.returncode == 2 and "not a bench result" in p.stderr, "a results.json is refused")
+    for args in (["--compare-grpc", "127.0.0.1:1"], ["--compare-json", aj], ["--rounds", "0"],
+                 ["--rounds", "10"], ["--compare-launch", "x", "--compare-bundled", "y"],
+                 ["--compare-pid", "1", "--compare-launch", "x"]):
+        p = run([a.suite, "bench"] + args, 30)
+        check(p.returncode == 2, f"bench {' '.join(args)}: usage error ({p.returncode})")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--suite", required=True)
     ap.add_argument("--daemon", required=True)
     ap.add_argument("--workdir", required=True)
-    ap.add_argument("mode", choices=["launch", "attach", "cli"])
+    ap.add_argument("mode", choices=["launch", "attach", "cli", "compare"])
     a = ap.parse_args()
     work = tempfile.mkdtemp(prefix=f"bench-{a.mode}-", dir=a.workdir)
     try:
-        {"launch": mode_launch, "attach": mode_attach, "cli": mode_cli}[a.mode](a, work)
+        {"launch": mode_launch, "attach": mode_attach, "cli": mode_cli,
+         "compare": mode_compare}[a.mode](a, work)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     for f in failures:

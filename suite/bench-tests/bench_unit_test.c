@@ -301,6 +301,50 @@ static void formatting(void **state)
     assert_string_equal(b, "3.5 MiB");
 }
 
+/* The median round is kept, with every round's value and the spread. */
+static void rounds_merge_to_median(void **state)
+{
+    (void)state;
+    struct bench_results rounds[3], out;
+    const double p50[3] = {0.003, 0.001, 0.002};
+    const double tput[3] = {200.0, 300.0, 100.0};
+    for (int k = 0; k < 3; k++) {
+        bench_results_init(&rounds[k]);
+        struct bench_figure *f = bench_add(&rounds[k], "x.lat", "lat", "execute", BENCH_LATENCY);
+        f->measured = true;
+        f->lat.count = 5;
+        f->lat.p50 = p50[k];
+        f = bench_add(&rounds[k], "x.rate", "rate", "rest", BENCH_TRANSFER);
+        f->measured = true;
+        f->throughput = tput[k];
+    }
+    bench_results_init(&out);
+    assert_int_equal(bench_merge_rounds(&out, rounds, 3), 0);
+    assert_int_equal(out.n, 2);
+    const struct bench_figure *lat = bench_find(&out, "x.lat");
+    assert_float_equal(lat->lat.p50, 0.002, 1e-12);
+    assert_int_equal(lat->n_rounds, 3);
+    assert_float_equal(lat->round_value[0], 0.003, 1e-12);
+    assert_float_equal(lat->spread, (0.003 - 0.001) / 0.002, 1e-9);
+    const struct bench_figure *rate = bench_find(&out, "x.rate");
+    assert_float_equal(rate->throughput, 200.0, 1e-9);
+    assert_float_equal(rate->spread, 1.0, 1e-9);
+    /* One round: no spread. */
+    struct bench_results one;
+    bench_results_init(&one);
+    assert_int_equal(bench_merge_rounds(&one, rounds, 1), 0);
+    assert_true(isnan(bench_find(&one, "x.lat")->spread));
+    bool hb = true;
+    assert_float_equal(bench_headline(lat, &hb), 0.002, 1e-12);
+    assert_false(hb);
+    assert_float_equal(bench_headline(rate, &hb), 200.0, 1e-9);
+    assert_true(hb);
+    for (int k = 0; k < 3; k++)
+        bench_results_free(&rounds[k]);
+    bench_results_free(&out);
+    bench_results_free(&one);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -311,6 +355,7 @@ int main(void)
         cmocka_unit_test(ratios_and_targets),
         cmocka_unit_test(json_reads_back),
         cmocka_unit_test(formatting),
+        cmocka_unit_test(rounds_merge_to_median),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -79,6 +79,7 @@ int baseline_load(const char *path, struct baseline *b, char *err, size_t err_le
         }
         const char *reason = scalar(&doc, map_get(&doc, e, "reason"));
         const char *link = scalar(&doc, map_get(&doc, e, "link"));
+        if (link && !*link) link = NULL; /* an empty link is one still to fill in */
         struct baseline_entry *be = &b->entries[b->count++];
         be->id = strdup(id);
         be->reason = reason ? strdup(reason) : NULL;

@@ -18,6 +18,12 @@ void cli_print_help(FILE *f)
         "sandboxd runtime contract, case by case, and reports a verdict: full conformant,\n"
         "core conformant, not conformant, or incomplete.\n"
         "\n"
+        "Subcommands:\n"
+        "  sandboxd-conformance compare RESULTS.json...   compare runs case by case, gate on\n"
+        "                            regressions (--base), keep baselines (see compare --help)\n"
+        "  sandboxd-conformance bench [...]               measure a runtime, or two side by\n"
+        "                            side (see bench --help)\n"
+        "\n"
         "Target (one of):\n"
         "  --grpc ADDR --rest ADDR   attach to a running runtime; ADDR is host:port,\n"
         "                            [v6]:port or unix:/path. [launch] cases are skipped.\n"
@@ -212,6 +218,44 @@ int cli_parse(struct cli_opts *o, int argc, char **argv, char *err, size_t err_l
         }
         if (strncmp(name, "-", 1) != 0) {
             snprintf(err, err_len, "unexpected argument '%s' (options start with --)", a);
+            return -1;
+        }
+        /* Options that take a value; anything else is unknown, whether or not
+         * a word follows it. */
+        static const char *const valued[] = {"--grpc",
+                                             "--rest",
+                                             "--launch",
+                                             "--launch-bundled",
+                                             "--launch-env",
+                                             "--startup-timeout",
+                                             "--explain",
+                                             "--focus",
+                                             "--skip",
+                                             "--tags",
+                                             "--level",
+                                             "--profile",
+                                             "--rerun-failed",
+                                             "--jobs",
+                                             "-j",
+                                             "--seed",
+                                             "--timeout-scale",
+                                             "--baseline",
+                                             "--openapi",
+                                             "--json",
+                                             "--junit",
+                                             "--tap",
+                                             "--markdown",
+                                             "--html",
+                                             "--bundle",
+                                             "--log",
+                                             "--color",
+                                             "--colour",
+                                             NULL};
+        bool known = false;
+        for (const char *const *vn = valued; *vn; vn++)
+            known |= strcmp(name, *vn) == 0;
+        if (!known) {
+            snprintf(err, err_len, "unknown option '%s' (see --help)", name);
             return -1;
         }
         if (!val) {

@@ -7,6 +7,7 @@
 
 #include "catalog.h"
 #include "clauses.h"
+#include "html_glance.h"
 #include "report.h"
 #include "text_util.h"
 
@@ -23,7 +24,7 @@ static const char style[] =
     ".untested{color:#777}.clause{margin:1em 0 .3em}.clause .id{font-weight:bold}"
     ".lvl{font-size:.85em;border:1px solid #aaa;border-radius:.2em;padding:0 .3em}"
     "pre{background:#f6f6f6;padding:.5em;white-space:pre-wrap;word-break:break-word;margin:.3em 0}"
-    ".failures{margin:.2em 0}";
+    ".failures{margin:.2em 0}.failed li{margin:.2em 0}.failed .obs{color:#555}";
 
 static void esc(FILE *f, const char *s)
 {
@@ -116,6 +117,78 @@ static void write_doc_findings(FILE *f, const struct run_results *res)
     report_doc_findings_free(rows, n);
 }
 
+/* "P1,P18" -> "P1": the clause whose section holds the case's anchor. */
+static void primary_clause(const char *clauses, char *buf, size_t len)
+{
+    while (*clauses == ' ')
+        clauses++;
+    size_t n = strcspn(clauses, ", ");
+    if (n >= len) n = len - 1;
+    memcpy(buf, clauses, n);
+    buf[n] = '\0';
+}
+
+/* The page opens with what went wrong, each linked to its clause section. */
+static void what_failed(FILE *f, const struct run_results *res)
+{
+    size_t bad = 0;
+    for (size_t i = 0; i < res->count; i++)
+        bad += result_is_bad(&res->cases[i]);
+    fprintf(f, "<h2 id=\"failed\">What failed</h2>\n");
+    if (!bad) {
+        fputs("<p>No selected case failed, timed out or errored.</p>\n", f);
+        return;
+    }
+    fputs("<ul class=\"failed\">\n", f);
+    for (size_t i = 0; i < res->count; i++) {
+        const struct case_result *r = &res->cases[i];
+        if (!result_is_bad(r)) continue;
+        char cl[32];
+        primary_clause(r->def->clauses, cl, sizeof cl);
+        fputs("<li><a href=\"#clause-", f);
+        esc(f, cl);
+        fputs("\">", f);
+        esc(f, cl);
+        fputs("</a> <a href=\"#", f);
+        esc(f, r->def->id);
+        fputs("\">", f);
+        esc(f, r->def->id);
+        fprintf(f, "</a> <span class=\"%s\">%s</span> ", result_status(r), result_status(r));
+        esc(f, r->def->title);
+        const char *obs = r->n_failures ? r->failures[0].observed : r->reason;
+        if (obs) {
+            fputs("<br/><span class=\"obs\">", f);
+            if (r->n_failures) {
+                fputs("expected ", f);
+                esc(f, r->failures[0].expected);
+                fputs("; observed ", f);
+            }
+            esc(f, obs);
+            fputs("</span>", f);
+        }
+        fputs("</li>\n", f);
+    }
+    fputs("</ul>\n", f);
+}
+
+/* One cell per clause, coloured by its roll-up. */
+static void contract_glance(FILE *f, const struct run_results *res)
+{
+    struct glance_cell cells[256];
+    size_t n = 0;
+    for (size_t i = 0; i < clause_count && n < sizeof cells / sizeof cells[0]; i++) {
+        struct clause_rollup ru;
+        report_clause_rollup(res, clause_table[i].id, &ru);
+        cells[n++] = (struct glance_cell){.id = clause_table[i].id,
+                                          .status = ru.status,
+                                          .text = clause_table[i].text,
+                                          .should = clause_table[i].level == LEVEL_SHOULD};
+    }
+    fputs("<h2 id=\"glance\">The contract at a glance</h2>\n", f);
+    html_glance_grid(f, NULL, cells, n, "clause-");
+    html_glance_legend(f);
+}
+
 static int write_html(FILE *f, const struct run_results *res)
 {
     const struct verdict_info *v = &res->verdict;
@@ -126,6 +199,7 @@ static int write_html(FILE *f, const struct run_results *res)
           "<title>sandboxd conformance report</title><style>",
           f);
     fputs(style, f);
+    html_glance_style(f);
     fputs("</style></head><body>\n<h1>sandboxd conformance report</h1>\n", f);
     fprintf(f, "<p><span class=\"verdict %s\">%s</span></p>\n", verdict_slug(v->verdict),
             verdict_name(v->verdict));
@@ -138,6 +212,15 @@ static int write_html(FILE *f, const struct run_results *res)
         }
         fputs("</ul>\n", f);
     }
+    fprintf(f,
+            "<p>%u selected: %u pass, %u fail, %u timeout, %u error, %u skip, %u expected-fail, "
+            "%u unexpected-pass; %u not selected. MUST %u/%u passed, SHOULD %u/%u passed.</p>\n",
+            n.selected, n.pass, n.fail, n.timeout, n.error, n.skip, n.expected_fail,
+            n.unexpected_pass, n.not_run, v->must.passed, v->must.total, v->should.passed,
+            v->should.total);
+    what_failed(f, res);
+    contract_glance(f, res);
+    fputs("<h2 id=\"run\">The run</h2>\n", f);
     fputs("<table>\n", f);
     const char *rows[][2] = {
         {"Mode", ri->mode ? ri->mode : "attach"},
@@ -177,12 +260,6 @@ static int write_html(FILE *f, const struct run_results *res)
         }
     fputs("</td></tr>\n", f);
     fputs("</table>\n", f);
-    fprintf(f,
-            "<p>%u selected: %u pass, %u fail, %u timeout, %u error, %u skip, %u expected-fail, "
-            "%u unexpected-pass; %u not selected. MUST %u/%u passed, SHOULD %u/%u passed.</p>\n",
-            n.selected, n.pass, n.fail, n.timeout, n.error, n.skip, n.expected_fail,
-            n.unexpected_pass, n.not_run, v->must.passed, v->must.total, v->should.passed,
-            v->should.total);
 
     fputs("<h2>Contents</h2>\n<ul>\n", f);
     for (size_t g = 0; g < clause_group_count; g++)

@@ -109,6 +109,12 @@ def test_usage():
                        (["--focus", "("], 2), (["--help"], 0), (["--version"], 0)):
         rc, out, err = run(args)
         check(rc == code, f"{' '.join(args)} exits {code} (got {rc})")
+    for args in (["--bogus"], ["--bogus", "word"], ["--bogus=word"]):
+        rc, _, err = run(args)
+        check(rc == 2 and "unknown option '--bogus'" in err,
+              f"{' '.join(args)}: named as an unknown option (got {err.strip()!r})")
+    rc, _, err = run(["--json"])
+    check(rc == 2 and "--json needs a value" in err, "a known option without its value says so")
     rc, out, _ = run(["--help"])
     check("Exit status" in out and "--baseline" in out and "--launch" in out,
           "--help documents targets, baseline and exit status")

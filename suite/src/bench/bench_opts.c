@@ -2,6 +2,8 @@
 #include "bench_text.h"
 #include "bench_opts.h"
 
+#define BENCH_MAX_ROUNDS_OPT 9 /* BENCH_MAX_ROUNDS of bench_results.h */
+
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -41,6 +43,22 @@ void bench_usage(FILE *out)
           "  --streams N           concurrent Start streams on one connection (default 1000)\n"
           "  --stream-sleep SECS   each of those runs `sleep SECS` (default 2)\n"
           "  --streams-timeout DUR bound on the concurrent-streams figure (default 30s)\n"
+          "\n"
+          "Two runtimes side by side (B; A is the target above). Their figures are\n"
+          "measured interleaved, group by group, in alternating order, so both see the same\n"
+          "machine; each figure is printed for both with the ratio B/A next to the floors:\n"
+          "  --compare-grpc ADDR --compare-rest ADDR [--compare-pid PID]   attach to B\n"
+          "  --compare-launch 'CMD' launch B from a command template\n"
+          "  --compare-bundled PATH launch B: the sandboxd-ref binary at PATH\n"
+          "  --compare-json FILE   write B's figures as JSON (A's go to --json)\n"
+          "  --rounds N            measure every figure N times (1-9; default 1, 3 with a B)\n"
+          "                        and keep the median; the spread (max-min)/median is printed\n"
+          "                        and a ratio B/A beyond both spreads is flagged as moved\n"
+          "\n"
+          "Saved results:\n"
+          "  --compare OLD.json NEW.json  print the figures of two --json files side by side\n"
+          "                        with NEW/OLD and flag those that moved beyond their spread\n"
+          "                        (--rounds of those runs; 10% when a run has none)\n"
           "\n"
           "Selection and output:\n"
           "  --only LIST           measure only these groups: execute,start,streams,rest\n"
@@ -177,7 +195,19 @@ enum {
     OPT_ONLY,
     OPT_SKIP,
     OPT_QUIET,
+    OPT_CMP_GRPC,
+    OPT_CMP_REST,
+    OPT_CMP_PID,
+    OPT_CMP_LAUNCH,
+    OPT_CMP_BUNDLED,
+    OPT_CMP_JSON,
+    OPT_ROUNDS,
 };
+
+bool bench_comparing(const struct bench_opts *o)
+{
+    return o->cmp_grpc || o->cmp_rest || o->cmp_launch || o->cmp_bundled;
+}
 
 int bench_parse_args(int argc, char **argv, struct bench_opts *o)
 {
@@ -214,6 +244,13 @@ int bench_parse_args(int argc, char **argv, struct bench_opts *o)
         {"only", required_argument, NULL, OPT_ONLY},
         {"skip", required_argument, NULL, OPT_SKIP},
         {"quiet", no_argument, NULL, OPT_QUIET},
+        {"compare-grpc", required_argument, NULL, OPT_CMP_GRPC},
+        {"compare-rest", required_argument, NULL, OPT_CMP_REST},
+        {"compare-pid", required_argument, NULL, OPT_CMP_PID},
+        {"compare-launch", required_argument, NULL, OPT_CMP_LAUNCH},
+        {"compare-bundled", required_argument, NULL, OPT_CMP_BUNDLED},
+        {"compare-json", required_argument, NULL, OPT_CMP_JSON},
+        {"rounds", required_argument, NULL, OPT_ROUNDS},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -311,6 +348,31 @@ int bench_parse_args(int argc, char **argv, struct bench_opts *o)
         case OPT_QUIET:
             o->quiet = true;
             break;
+        case OPT_CMP_GRPC:
+            o->cmp_grpc = optarg;
+            break;
+        case OPT_CMP_REST:
+            o->cmp_rest = optarg;
+            break;
+        case OPT_CMP_PID:
+            if (parse_uint(optarg, 1, 0x7fffffff, &u) != 0)
+                return usage_error("--compare-pid: not a process ID: '%s'", optarg);
+            o->cmp_pid = (int)u;
+            break;
+        case OPT_CMP_LAUNCH:
+            o->cmp_launch = optarg;
+            break;
+        case OPT_CMP_BUNDLED:
+            o->cmp_bundled = optarg;
+            break;
+        case OPT_CMP_JSON:
+            o->cmp_json_path = optarg;
+            break;
+        case OPT_ROUNDS:
+            if (parse_uint(optarg, 1, BENCH_MAX_ROUNDS_OPT, &o->rounds) != 0)
+                return usage_error("--rounds: expected 1..%d, got '%s'", BENCH_MAX_ROUNDS_OPT,
+                                   optarg);
+            break;
         case ':':
             return usage_error("option '%s' needs a value", argv[optind - 1]);
         default:
@@ -330,6 +392,15 @@ int bench_parse_args(int argc, char **argv, struct bench_opts *o)
     if (nenv && o->grpc_addr) return usage_error("%s", "--launch-env applies to launch mode only");
     if (o->pid && !o->grpc_addr)
         return usage_error("%s", "--pid is for attach mode (launch mode knows the PID)");
+    if (!o->cmp_grpc != !o->cmp_rest)
+        return usage_error("%s", "attaching to B needs both --compare-grpc and --compare-rest");
+    if ((o->cmp_grpc != NULL) + (o->cmp_launch != NULL) + (o->cmp_bundled != NULL) > 1)
+        return usage_error("%s", "choose one B: --compare-grpc/--compare-rest, --compare-launch "
+                                 "or --compare-bundled");
+    if (o->cmp_pid && !o->cmp_grpc) return usage_error("%s", "--compare-pid is for attaching to B");
+    if (o->cmp_json_path && !bench_comparing(o))
+        return usage_error("%s", "--compare-json needs a B (--compare-launch, ...)");
+    if (!o->rounds) o->rounds = bench_comparing(o) ? 3 : 1;
     if (o->streams_timeout <= (double)o->stream_sleep)
         return usage_error("%s", "--streams-timeout must exceed --stream-sleep");
     return 0;

@@ -27,6 +27,13 @@ struct bench_opts {
     const char *launch_env[BENCH_MAX_ENV + 1]; /* --launch-env NAME=VALUE, NULL-terminated */
     unsigned health_timeout_ms;
 
+    /* A second runtime measured side by side (--compare-*): attach or launch
+     * as above; NULL/0 when not comparing. */
+    const char *cmp_grpc, *cmp_rest, *cmp_launch, *cmp_bundled;
+    int cmp_pid;
+    const char *cmp_json_path; /* --compare-json FILE: B's figures */
+    unsigned rounds;           /* measurements of every figure (median kept) */
+
     const char *json_path; /* --json FILE */
     const char *tmpdir;    /* where the floor's files go; NULL = launch root's parent or TMPDIR */
 
@@ -41,6 +48,9 @@ struct bench_opts {
     unsigned groups;        /* enum bench_group bits */
     bool quiet;             /* no progress lines on stderr */
 };
+
+/* True when a second runtime is measured side by side. */
+bool bench_comparing(const struct bench_opts *o);
 
 /* Parses argv (argv[0] = "bench"). Returns 0 to run, 1 when --help was
  * printed, 2 on a usage error (message printed on stderr). */

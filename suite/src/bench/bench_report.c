@@ -259,6 +259,11 @@ static json_t *figure_json(const struct bench_figure *f)
         json_object_set_new(o, "alt_ratio", num_or_null(f->alt_ratio));
     }
     json_object_set_new(o, "note", json_string(f->note));
+    json_t *rounds = json_array();
+    for (unsigned k = 0; k < f->n_rounds; k++)
+        json_array_append_new(rounds, num_or_null(f->round_value[k]));
+    json_object_set_new(o, "rounds", rounds);
+    json_object_set_new(o, "spread", num_or_null(f->spread));
     return o;
 }
 

@@ -38,7 +38,75 @@ struct bench_figure *bench_add(struct bench_results *r, const char *id, const ch
     f->throughput = -1.0;
     f->ratio = NAN;
     f->alt_ratio = NAN;
+    f->spread = NAN;
     return f;
+}
+
+double bench_headline(const struct bench_figure *f, bool *higher_better)
+{
+    bool hb = false;
+    double v = NAN;
+    if (f->measured) switch (f->kind) {
+        case BENCH_LATENCY:
+            v = f->lat.count ? f->lat.p50 : NAN;
+            break;
+        case BENCH_TRANSFER:
+            hb = true;
+            v = f->throughput >= 0.0 ? f->throughput : NAN;
+            break;
+        case BENCH_STREAMS:
+            hb = true;
+            v = f->value;
+            break;
+        case BENCH_MEMORY:
+            v = f->value;
+            break;
+        }
+    if (higher_better) *higher_better = hb;
+    return v;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+int bench_merge_rounds(struct bench_results *out, const struct bench_results *rounds, size_t n)
+{
+    if (n > BENCH_MAX_ROUNDS) n = BENCH_MAX_ROUNDS;
+    for (size_t i = 0; n && i < rounds[0].n; i++) {
+        const struct bench_figure *first = &rounds[0].f[i];
+        double vals[BENCH_MAX_ROUNDS], sorted[BENCH_MAX_ROUNDS];
+        const struct bench_figure *of[BENCH_MAX_ROUNDS];
+        size_t m = 0;
+        for (size_t k = 0; k < n; k++) {
+            const struct bench_figure *f = bench_find(&rounds[k], first->id);
+            double v = f ? bench_headline(f, NULL) : NAN;
+            if (isnan(v)) continue;
+            of[m] = f;
+            vals[m] = v;
+            sorted[m++] = v;
+        }
+        struct bench_figure *dst =
+            bench_add(out, first->id, first->label, first->group, first->kind);
+        if (!dst) return -1;
+        if (m == 0) {
+            *dst = *first;
+            dst->spread = NAN;
+            continue;
+        }
+        qsort(sorted, m, sizeof sorted[0], cmp_double);
+        double median = sorted[(m - 1) / 2];
+        size_t pick = 0;
+        while (pick + 1 < m && vals[pick] != median)
+            pick++;
+        *dst = *of[pick];
+        dst->n_rounds = (unsigned)m;
+        memcpy(dst->round_value, vals, m * sizeof vals[0]);
+        dst->spread = m >= 2 && median != 0.0 ? (sorted[m - 1] - sorted[0]) / fabs(median) : NAN;
+    }
+    return 0;
 }
 
 struct bench_figure *bench_find(const struct bench_results *r, const char *id)

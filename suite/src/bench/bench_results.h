@@ -24,6 +24,7 @@ enum bench_ratio_basis {
 };
 
 #define BENCH_ID_MAX 48
+#define BENCH_MAX_ROUNDS 9
 
 struct bench_figure {
     char id[BENCH_ID_MAX];
@@ -44,6 +45,12 @@ struct bench_figure {
     char alt_floor[BENCH_ID_MAX]; /* secondary floor (same basis), "" = none */
     double alt_ratio;
     char note[200];
+    /* --rounds: the figure is the round with the median headline value;
+     * round_value holds every round's, spread is (max - min) / median
+     * (NAN with fewer than two rounds). */
+    unsigned n_rounds;
+    double round_value[BENCH_MAX_ROUNDS];
+    double spread;
 };
 
 struct bench_results {
@@ -65,6 +72,16 @@ struct bench_figure *bench_find(const struct bench_results *r, const char *id);
 /* Fills every figure's ratio and alt_ratio from its floors (NAN when either
  * side was not measured or is zero). */
 void bench_compute_ratios(struct bench_results *r);
+
+/* The value a figure is compared by: p50 for latencies, throughput for
+ * transfers, completed streams, bytes of memory; NAN when not measured.
+ * higher_better says which way is better. */
+double bench_headline(const struct bench_figure *f, bool *higher_better);
+
+/* Merges rounds[0..n) of the same measurements into out: for each figure of
+ * rounds[0], the round with the median headline value, with every round's
+ * value and the spread. 0, or -1 when out of memory. */
+int bench_merge_rounds(struct bench_results *out, const struct bench_results *rounds, size_t n);
 
 /* ---- the reference daemon's targets ------------------------------------- */
 
