@@ -113,9 +113,11 @@ static int explain(const struct catalog *cat, const char *id)
         memcpy(cid, p, l);
         cid[l] = '\0';
         const struct clause *cl = l ? clause_find(cid) : NULL;
-        if (cl)
+        if (cl) {
             printf("  %-4s %s%s%s — %s\n", cl->id, case_level_name(cl->level),
                    cl->has_should ? " (+SHOULD)" : "", cl->launch ? " [launch]" : "", cl->text);
+            clause_write_wrapped(stdout, cl->normative, 7, 79);
+        }
         p = e;
     }
     printf("\nCatches:  %s\n", d->catches ? d->catches : "(not described)");
