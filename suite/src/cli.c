@@ -62,8 +62,12 @@ void cli_print_help(FILE *f)
         "                            failures are expected-fail and do not fail the run;\n"
         "                            when one passes it is reported as unexpected-pass.\n"
         "  --openapi FILE            the OpenAPI document JSON responses are validated\n"
-        "                            against (default: openapi/sandboxd.yaml of the source\n"
-        "                            tree, or $SBX_OPENAPI).\n"
+        "                            against (default: $SBX_OPENAPI, else\n"
+        "                            openapi/sandboxd.yaml of the data directory).\n"
+        "  --data-dir DIR            the suite's data: OpenAPI document, traversal vectors,\n"
+        "                            contract (default: $SBX_DATA_DIR, else\n"
+        "                            ../share/sandboxd-conformance beside this binary, else\n"
+        "                            the source tree it was built from).\n"
         "\n"
         "Reports (any combination):\n"
         "  --json FILE               results, versioned schema (reports/results-schema.json)\n"
@@ -237,6 +241,8 @@ int cli_parse(struct cli_opts *o, int argc, char **argv, char *err, size_t err_l
             o->baseline = val;
         else if (strcmp(name, "--openapi") == 0)
             o->openapi = val;
+        else if (strcmp(name, "--data-dir") == 0)
+            o->data_dir = val;
         else if (strcmp(name, "--json") == 0)
             o->json = val;
         else if (strcmp(name, "--junit") == 0)

@@ -28,7 +28,8 @@ struct cli_opts {
     uint64_t seed;
     double timeout_scale;
     const char *baseline;
-    const char *openapi; /* --openapi FILE: the OpenAPI document responses are checked against */
+    const char *openapi;  /* --openapi FILE: the OpenAPI document responses are checked against */
+    const char *data_dir; /* --data-dir DIR: the suite's run-time data (data_dir.h) */
     /* reports */
     const char *json, *junit, *tap, *markdown, *html, *bundle, *log;
     int color; /* -1 auto, 0 never, 1 always */

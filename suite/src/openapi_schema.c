@@ -12,11 +12,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "data_dir.h"
 #include "openapi_yaml.h"
-
-#ifndef SBX_SOURCE_DIR
-#define SBX_SOURCE_DIR "."
-#endif
 
 /* $ref chains and nesting deeper than this are reported, not followed. */
 #define SCHEMA_MAX_DEPTH 48
@@ -298,7 +295,8 @@ const char *openapi_path(void)
     if (explicit_path) return explicit_path;
     const char *env = getenv("SBX_OPENAPI");
     if (env && *env) return env;
-    return SBX_SOURCE_DIR "/openapi/sandboxd.yaml";
+    static char in_data_dir[4096]; /* callers hold shared_lock, or are single-threaded */
+    return data_dir_file("openapi/sandboxd.yaml", in_data_dir, sizeof in_data_dir);
 }
 
 const struct openapi_doc *openapi_shared(char *err, size_t errlen)

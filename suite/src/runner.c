@@ -24,6 +24,7 @@
 #include "endpoint.h"
 #include "fs_util.h"
 #include "launcher.h"
+#include "data_dir.h"
 #include "openapi_schema.h"
 #include "process_client.h"
 #include "report.h"
@@ -475,6 +476,8 @@ int runner_main(int argc, char **argv)
     }
     if (o.version) {
         printf("sandboxd-conformance %s (%s)\n", SBX_VERSION, SBX_GIT_COMMIT);
+        if (o.data_dir) data_dir_set(o.data_dir);
+        printf("data directory: %s\n", data_dir());
         return RUNNER_OK;
     }
     if (o.openapi) {
@@ -483,6 +486,15 @@ int runner_main(int argc, char **argv)
             return RUNNER_USAGE;
         }
         openapi_set_path(o.openapi);
+    }
+    if (o.data_dir) {
+        char probe[PATH_MAX];
+        data_dir_set(o.data_dir);
+        if (access(data_dir_file("openapi/sandboxd.yaml", probe, sizeof probe), R_OK) != 0) {
+            fprintf(stderr, "sandboxd-conformance: --data-dir %s: no openapi/sandboxd.yaml in it\n",
+                    o.data_dir);
+            return RUNNER_USAGE;
+        }
     }
     struct catalog cat;
     if (catalog_load(&cat, err, sizeof err) != 0) {
