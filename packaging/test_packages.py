@@ -8,7 +8,8 @@ be the unpacked one).
   test_packages.py --build build [--static-build build-static] [--level core]
 
 --static-build: also package that static build tree (sandboxd-ref-static) and
-certify the unpacked static daemon with the unpacked suite.
+certify the unpacked static daemon (instead of the dynamic one) with the
+unpacked suite.
 """
 import argparse
 import glob
@@ -136,6 +137,10 @@ def main():
         if not shutil.which(tool):
             print("packages: SKIPPED: %s is not installed (ci/install-deps.sh)" % tool)
             return 0
+    if a.static_build and not os.path.exists(os.path.join(a.static_build, "CPackConfig.cmake")):
+        print("packages: SKIPPED: no static build tree at %s "
+              "(reference-daemon/static/build-static.sh makes it)" % a.static_build)
+        return 77
     work = tempfile.mkdtemp(prefix="sbx-packages-")
     problems = []
     try:
@@ -159,8 +164,9 @@ def main():
                                    text=True, env=dict(os.environ, MANWIDTH="80"))
                 if r.returncode != 0 or r.stderr.strip() or not r.stdout.strip():
                     problems.append("man -l %s: %s" % (page, r.stderr.strip() or "no output"))
-            certify(root, None, work, a.level, problems, "sandboxd-ref")
-            if a.static_build:
+            if not a.static_build:
+                certify(root, None, work, a.level, problems, "sandboxd-ref")
+            else:
                 static_root = os.path.join(work, "root-static")
                 run(["dpkg-deb", "-x", names["sandboxd-ref-static"], static_root])
                 certify(root, static_root, work, a.level, problems, "sandboxd-ref-static")
