@@ -13,6 +13,8 @@ void cli_print_help(FILE *f)
 {
     fputs(
         "Usage: sandboxd-conformance [TARGET] [SELECTION] [REPORTS] [OPTIONS]\n"
+        "       sandboxd-conformance bench [OPTIONS]      (measure a runtime; bench --help)\n"
+        "       sandboxd-conformance summary DIR...       (a fleet's bundles in one report)\n"
         "\n"
         "Checks a sandboxd runtime (gRPC process.v1.ProcessService + REST /v1) against the\n"
         "sandboxd runtime contract, case by case, and reports a verdict: full conformant,\n"
