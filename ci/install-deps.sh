@@ -15,6 +15,8 @@ packages=(
   # tests and interop peers
   libcmocka-dev python3-grpcio python3-protobuf curl nghttp2-client nginx-light
   procps util-linux libxml2-utils
+  # packages, man pages, topology B's tool image, manifest and contract checks
+  dpkg-dev man-db file busybox-static python3-yaml
   # style and static analysis
   clang-format clang-tidy cppcheck
 )

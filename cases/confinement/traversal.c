@@ -3,6 +3,7 @@
 #include "confinement/traversal.h"
 
 #include "case_api.h"
+#include "data_dir.h"
 #include "rest_client.h"
 
 #include <errno.h>
@@ -37,11 +38,7 @@ static char *corpus_path(void)
 {
     const char *dir = getenv("SBX_CASES_DIR");
     if (dir && *dir) return conf_xasprintf("%s/confinement/traversal.yaml", dir);
-#ifdef SBX_SOURCE_DIR
-    return conf_xasprintf("%s/cases/confinement/traversal.yaml", SBX_SOURCE_DIR);
-#else
-    return conf_xstrdup("cases/confinement/traversal.yaml");
-#endif
+    return conf_xasprintf("%s/cases/confinement/traversal.yaml", data_dir());
 }
 
 static const char *const name_placeholders[] = {"{pf}", "{pd}", "{pi}", "{tf}",

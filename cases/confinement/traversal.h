@@ -51,7 +51,7 @@ struct trav_corpus {
 };
 
 /* Loads cases/confinement/traversal.yaml (found via $SBX_CASES_DIR or the
- * source tree). Returns 0, or -1 with err. */
+ * data directory, data_dir.h). Returns 0, or -1 with err. */
 int trav_load(struct trav_corpus *corpus, char *err, size_t errlen);
 void trav_free(struct trav_corpus *corpus);
 const char *trav_class_name(enum trav_class c);

@@ -44,6 +44,8 @@ static const char usage[] =
     "  --execute-output-limit N    max bytes Execute buffers per stream; beyond it\n"
     "                              the call fails with RESOURCE_EXHAUSTED (default 64Mi)\n"
     "  --grpc-unix PATH            also serve gRPC on a Unix socket\n"
+    "  --copy-to DIR               copy this binary to DIR/sandboxd-ref and exit (the\n"
+    "                              init container of an image that only holds it)\n"
     "  --version                   print version and exit\n"
     "  --help                      print this help and exit\n"
     "\n"
@@ -202,6 +204,8 @@ int daemon_config_parse(struct daemon_config *cfg, int argc, char **argv)
             bad = parse_port(value, &cfg->rest_port);
         else if (strcmp(name, "--grpc-unix") == 0)
             cfg->grpc_unix = value;
+        else if (strcmp(name, "--copy-to") == 0)
+            cfg->copy_to = value;
         else if (strcmp(name, "--root-dir") == 0) {
             cfg->root_dir = value;
             bad = *value ? 0 : -1;

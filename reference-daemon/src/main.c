@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <uv.h>
 
+#include "copy_self.h"
 #include "daemon_config.h"
 #include "daemon_state.h"
 #include "fault.h"
@@ -201,6 +202,7 @@ int main(int argc, char **argv)
     struct daemon_config cfg;
     int rc = daemon_config_parse(&cfg, argc, argv);
     if (rc != 0) return rc > 0 ? 0 : 2;
+    if (cfg.copy_to) return copy_self_to(cfg.copy_to) == 0 ? 0 : 1;
     fault_configure(cfg.faults);
     ensure_std_fds();
     signal(SIGPIPE, SIG_IGN);

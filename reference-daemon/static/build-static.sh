@@ -11,7 +11,8 @@
 #
 # Usage: reference-daemon/static/build-static.sh [BUILD_DIR]
 #   BUILD_DIR defaults to build-static/ at the top of the repository.
-#   Result: BUILD_DIR/reference-daemon/sandboxd-ref
+#   Result: BUILD_DIR/reference-daemon/sandboxd-ref, and its Debian package
+#   BUILD_DIR/sandboxd-ref-static_VERSION_ARCH.deb (packaging/CMakeLists.txt)
 # Needs root for apt-get when the libmicrohttpd source package must be
 # fetched (deb-src entries and build tools are added when missing).
 set -euo pipefail
@@ -31,3 +32,6 @@ if ldd "$bin" >/dev/null 2>&1; then
   exit 1
 fi
 echo "build-static: $bin is fully static"
+# The package of the static daemon (CPack; same paths as sandboxd-ref).
+(cd "$build" && cpack -G DEB >/dev/null)
+ls "$build"/sandboxd-ref-static_*.deb

@@ -13,6 +13,8 @@ void cli_print_help(FILE *f)
 {
     fputs(
         "Usage: sandboxd-conformance [TARGET] [SELECTION] [REPORTS] [OPTIONS]\n"
+        "       sandboxd-conformance bench [OPTIONS]      (measure a runtime; bench --help)\n"
+        "       sandboxd-conformance summary DIR...       (a fleet's bundles in one report)\n"
         "\n"
         "Checks a sandboxd runtime (gRPC process.v1.ProcessService + REST /v1) against the\n"
         "sandboxd runtime contract, case by case, and reports a verdict: full conformant,\n"
@@ -89,11 +91,16 @@ void cli_print_help(FILE *f)
         "                            failures are expected-fail and do not fail the run;\n"
         "                            when one passes it is reported as unexpected-pass.\n"
         "  --openapi FILE            the OpenAPI 3.0 document responses are validated\n"
-        "                            against (default: openapi/sandboxd.yaml of the source\n"
-        "                            tree, or $SBX_OPENAPI); paths are taken under its\n"
-        "                            servers' base paths. What the contract requires and\n"
-        "                            the document does not describe is judged by the\n"
-        "                            contract and listed as a document finding.\n"
+        "                            against (default: $SBX_OPENAPI, else\n"
+        "                            openapi/sandboxd.yaml of the data directory); paths\n"
+        "                            are taken under its servers' base paths. What the\n"
+        "                            contract requires and the document does not describe\n"
+        "                            is judged by the contract and listed as a document\n"
+        "                            finding.\n"
+        "  --data-dir DIR            the suite's data: OpenAPI document, traversal vectors,\n"
+        "                            contract (default: $SBX_DATA_DIR, else\n"
+        "                            ../share/sandboxd-conformance beside this binary, else\n"
+        "                            the source tree it was built from).\n"
         "\n"
         "Reports (any combination):\n"
         "  --json FILE               results, versioned schema (reports/results-schema.json)\n"
@@ -351,6 +358,8 @@ int cli_parse(struct cli_opts *o, int argc, char **argv, char *err, size_t err_l
             o->baseline = val;
         else if (strcmp(name, "--openapi") == 0)
             o->openapi = val;
+        else if (strcmp(name, "--data-dir") == 0)
+            o->data_dir = val;
         else if (strcmp(name, "--json") == 0)
             o->json = val;
         else if (strcmp(name, "--junit") == 0)

@@ -32,7 +32,8 @@ struct cli_opts {
     size_t max_output;           /* --max-output: bytes per case and per response; 0 = default */
     unsigned unresponsive_after; /* --unresponsive-after: circuit breaker; 0 = off */
     const char *baseline;
-    const char *openapi; /* --openapi FILE: the OpenAPI document responses are checked against */
+    const char *openapi;  /* --openapi FILE: the OpenAPI document responses are checked against */
+    const char *data_dir; /* --data-dir DIR: the suite's run-time data (data_dir.h) */
     /* reports */
     const char *json, *junit, *tap, *markdown, *html, *bundle, *log;
     int color; /* -1 auto, 0 never, 1 always */

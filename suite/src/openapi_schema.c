@@ -13,11 +13,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "data_dir.h"
 #include "openapi_yaml.h"
-
-#ifndef SBX_SOURCE_DIR
-#define SBX_SOURCE_DIR "."
-#endif
 
 /* $ref chains and nesting deeper than this are reported, not followed. */
 #define SCHEMA_MAX_DEPTH 48
@@ -397,7 +394,8 @@ const char *openapi_path(void)
 
 const char *openapi_contract_path(void)
 {
-    return SBX_SOURCE_DIR "/openapi/sandboxd.yaml";
+    static _Thread_local char in_data_dir[4096];
+    return data_dir_file("openapi/sandboxd.yaml", in_data_dir, sizeof in_data_dir);
 }
 
 /* The routes the cases check; a document describing none of them cannot be

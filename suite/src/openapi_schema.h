@@ -42,8 +42,8 @@ void openapi_free(struct openapi_doc *doc);
 const json_t *openapi_root(const struct openapi_doc *doc);
 
 /* Where the suite's document lives: the path set with openapi_set_path()
- * (the runner's --openapi), else $SBX_OPENAPI, else the source tree's
- * openapi/sandboxd.yaml. */
+ * (the runner's --openapi), else $SBX_OPENAPI, else openapi/sandboxd.yaml
+ * of the data directory (data_dir.h: installed, or the source tree). */
 void openapi_set_path(const char *path);
 const char *openapi_path(void);
 /* The suite's document, loaded once per process on first use (thread-safe).

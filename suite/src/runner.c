@@ -24,6 +24,7 @@
 #include "endpoint.h"
 #include "fs_util.h"
 #include "launcher.h"
+#include "data_dir.h"
 #include "openapi_schema.h"
 #include "output_limit.h"
 #include "process_client.h"
@@ -114,9 +115,11 @@ static int explain(const struct catalog *cat, const char *id)
         memcpy(cid, p, l);
         cid[l] = '\0';
         const struct clause *cl = l ? clause_find(cid) : NULL;
-        if (cl)
+        if (cl) {
             printf("  %-4s %s%s%s — %s\n", cl->id, case_level_name(cl->level),
                    cl->has_should ? " (+SHOULD)" : "", cl->launch ? " [launch]" : "", cl->text);
+            clause_write_wrapped(stdout, cl->normative, 7, 79);
+        }
         p = e;
     }
     printf("\nCatches:  %s\n", d->catches ? d->catches : "(not described)");
@@ -506,6 +509,8 @@ int runner_main(int argc, char **argv)
     }
     if (o.version) {
         printf("sandboxd-conformance %s (%s)\n", SBX_VERSION, SBX_GIT_COMMIT);
+        if (o.data_dir) data_dir_set(o.data_dir);
+        printf("data directory: %s\n", data_dir());
         return RUNNER_OK;
     }
     output_limit_set(o.max_output);
@@ -520,6 +525,15 @@ int runner_main(int argc, char **argv)
         char why[2100];
         if (!openapi_shared(why, sizeof why)) {
             fprintf(stderr, "sandboxd-conformance: --openapi %s\n", why);
+            return RUNNER_USAGE;
+        }
+    }
+    if (o.data_dir) {
+        char probe[PATH_MAX];
+        data_dir_set(o.data_dir);
+        if (access(data_dir_file("openapi/sandboxd.yaml", probe, sizeof probe), R_OK) != 0) {
+            fprintf(stderr, "sandboxd-conformance: --data-dir %s: no openapi/sandboxd.yaml in it\n",
+                    o.data_dir);
             return RUNNER_USAGE;
         }
     }
