@@ -82,12 +82,41 @@ static bool parse_bool(const char *s)
     return strcmp(s, "true") == 0 || strcmp(s, "yes") == 0;
 }
 
+static void free_vector(struct trav_vector *v)
+{
+    free(v->id);
+    free(v->path);
+    free(v->put_path);
+    free(v->delete_path);
+    free(v->delete_query);
+    free(v->about);
+    memset(v, 0, sizeof *v);
+}
+
+/* A key given twice in one vector is refused (and nothing leaks): which of
+ * two PUT templates would apply must never be a guess. */
+static int set_string(char **slot, const char *key, const char *val, char *err, size_t errlen)
+{
+    if (*slot) {
+        snprintf(err, errlen, "key \"%s\" given twice", key);
+        return -1;
+    }
+    *slot = conf_xstrdup(val);
+    return 0;
+}
+
 static int set_field(struct trav_vector *v, const char *key, const char *val, char *err,
                      size_t errlen)
 {
-    if (strcmp(key, "id") == 0)
-        v->id = conf_xstrdup(val);
-    else if (strcmp(key, "class") == 0) {
+    char **slot = strcmp(key, "id") == 0             ? &v->id
+                  : strcmp(key, "path") == 0         ? &v->path
+                  : strcmp(key, "put_path") == 0     ? &v->put_path
+                  : strcmp(key, "delete_path") == 0  ? &v->delete_path
+                  : strcmp(key, "delete_query") == 0 ? &v->delete_query
+                  : strcmp(key, "about") == 0        ? &v->about
+                                                     : NULL;
+    if (slot) return set_string(slot, key, val, err, errlen);
+    if (strcmp(key, "class") == 0) {
         int c;
         for (c = 0; c < TC_COUNT; c++)
             if (strcmp(val, class_names[c]) == 0) break;
@@ -96,15 +125,7 @@ static int set_field(struct trav_vector *v, const char *key, const char *val, ch
             return -1;
         }
         v->cls = (enum trav_class)c;
-    } else if (strcmp(key, "path") == 0)
-        v->path = conf_xstrdup(val);
-    else if (strcmp(key, "put_path") == 0)
-        v->put_path = conf_xstrdup(val);
-    else if (strcmp(key, "delete_path") == 0)
-        v->delete_path = conf_xstrdup(val);
-    else if (strcmp(key, "delete_query") == 0)
-        v->delete_query = conf_xstrdup(val);
-    else if (strcmp(key, "put") == 0) {
+    } else if (strcmp(key, "put") == 0) {
         if (strcmp(val, "overwrite") != 0 && strcmp(val, "create") != 0) {
             snprintf(err, errlen, "put must be create or overwrite, not \"%s\"", val);
             return -1;
@@ -114,8 +135,6 @@ static int set_field(struct trav_vector *v, const char *key, const char *val, ch
         v->escapes = parse_bool(val);
     else if (strcmp(key, "raw") == 0)
         v->raw = parse_bool(val);
-    else if (strcmp(key, "about") == 0)
-        v->about = conf_xstrdup(val);
     else {
         snprintf(err, errlen, "unknown key \"%s\"", key);
         return -1;
@@ -243,6 +262,7 @@ int trav_load(struct trav_corpus *corpus, char *err, size_t errlen)
         yaml_event_delete(&ev);
     }
     free(key);
+    free_vector(&cur); /* a vector the file broke off (a YAML error inside it) */
     yaml_parser_delete(&parser);
     fclose(f);
     if (rc == 0 && (!want_vectors_seq || corpus->n == 0)) {
@@ -256,15 +276,8 @@ int trav_load(struct trav_corpus *corpus, char *err, size_t errlen)
 
 void trav_free(struct trav_corpus *corpus)
 {
-    for (size_t i = 0; i < corpus->n; i++) {
-        struct trav_vector *v = &corpus->v[i];
-        free(v->id);
-        free(v->path);
-        free(v->put_path);
-        free(v->delete_path);
-        free(v->delete_query);
-        free(v->about);
-    }
+    for (size_t i = 0; i < corpus->n; i++)
+        free_vector(&corpus->v[i]);
     free(corpus->v);
     memset(corpus, 0, sizeof *corpus);
 }
