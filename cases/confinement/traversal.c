@@ -238,19 +238,28 @@ int trav_load(struct trav_corpus *corpus, char *err, size_t errlen)
                 }
             } else if (t == YAML_MAPPING_END_EVENT) {
                 char verr[300];
-                if (validate(&cur, verr, sizeof verr) != 0 && !err[0])
-                    snprintf(err, errlen, "%s: %s", path, verr);
-                for (size_t i = 0; i < corpus->n && cur.id; i++)
-                    if (strcmp(corpus->v[i].id, cur.id) == 0 && !err[0])
-                        snprintf(err, errlen, "%s: duplicate vector id %s", path, cur.id);
-                if (corpus->n == cap) {
-                    cap = cap ? cap * 2 : 64;
-                    struct trav_vector *nv = realloc(corpus->v, cap * sizeof *nv);
-                    if (!nv) abort();
-                    corpus->v = nv;
+                bool valid = validate(&cur, verr, sizeof verr) == 0;
+                if (!valid && !err[0]) snprintf(err, errlen, "%s: %s", path, verr);
+                for (size_t i = 0; i < corpus->n && valid; i++)
+                    if (strcmp(corpus->v[i].id, cur.id) == 0) {
+                        if (!err[0])
+                            snprintf(err, errlen, "%s: duplicate vector id %s", path, cur.id);
+                        valid = false;
+                    }
+                /* Only complete vectors are kept: later ones are compared
+                 * with them by id. */
+                if (!valid) {
+                    free_vector(&cur);
+                } else {
+                    if (corpus->n == cap) {
+                        cap = cap ? cap * 2 : 64;
+                        struct trav_vector *nv = realloc(corpus->v, cap * sizeof *nv);
+                        if (!nv) abort();
+                        corpus->v = nv;
+                    }
+                    corpus->v[corpus->n++] = cur;
+                    memset(&cur, 0, sizeof cur);
                 }
-                corpus->v[corpus->n++] = cur;
-                memset(&cur, 0, sizeof cur);
                 state = 1;
             } else if (t == YAML_SEQUENCE_START_EVENT || t == YAML_MAPPING_START_EVENT) {
                 if (!err[0])
