@@ -17,6 +17,8 @@ packages=(
   procps util-linux libxml2-utils
   # style and static analysis
   clang-format clang-tidy cppcheck
+  # fuzzing (fuzz/, ci/fuzz.sh): clang and its libFuzzer and sanitizer runtimes
+  clang libclang-rt-14-dev
 )
 
 missing=()
