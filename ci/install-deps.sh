@@ -19,6 +19,8 @@ packages=(
   dpkg-dev man-db file busybox-static python3-yaml
   # style and static analysis
   clang-format clang-tidy cppcheck
+  # fuzzing (fuzz/, ci/fuzz.sh): clang and its libFuzzer and sanitizer runtimes
+  clang libclang-rt-14-dev
 )
 # The HTML reports are checked in headless Chromium (html_reports_in_browser;
 # skipped where it is absent). It is the largest package here: set

@@ -132,12 +132,15 @@ bool raw_peer_spoke(int fd, int wait_ms)
     for (;;) {
         uint64_t now = case_now_ms();
         int left = now < deadline ? (int)(deadline - now) : 0;
-        struct pollfd p = {.fd = fd, .events = POLLIN};
+        struct pollfd p = {.fd = fd, .events = POLLIN | POLLRDHUP};
         int rv = poll(&p, 1, left);
         if (rv < 0 && errno == EINTR) continue;
         if (rv <= 0) return false;
         enum peek_state st = peek_answer(fd);
         if (st == PEEK_ANSWER) return true;
+        /* A peer that closed after part of a status line sends no more:
+         * what it sent is its answer. */
+        if (p.revents & (POLLRDHUP | POLLHUP)) return true;
         if (case_now_ms() >= deadline) return false;
         if (st == PEEK_PARTIAL_INTERIM) usleep(2000); /* the rest is on its way */
     }

@@ -79,12 +79,41 @@ static bool parse_bool(const char *s)
     return strcmp(s, "true") == 0 || strcmp(s, "yes") == 0;
 }
 
+static void free_vector(struct trav_vector *v)
+{
+    free(v->id);
+    free(v->path);
+    free(v->put_path);
+    free(v->delete_path);
+    free(v->delete_query);
+    free(v->about);
+    memset(v, 0, sizeof *v);
+}
+
+/* A key given twice in one vector is refused (and nothing leaks): which of
+ * two PUT templates would apply must never be a guess. */
+static int set_string(char **slot, const char *key, const char *val, char *err, size_t errlen)
+{
+    if (*slot) {
+        snprintf(err, errlen, "key \"%s\" given twice", key);
+        return -1;
+    }
+    *slot = conf_xstrdup(val);
+    return 0;
+}
+
 static int set_field(struct trav_vector *v, const char *key, const char *val, char *err,
                      size_t errlen)
 {
-    if (strcmp(key, "id") == 0)
-        v->id = conf_xstrdup(val);
-    else if (strcmp(key, "class") == 0) {
+    char **slot = strcmp(key, "id") == 0             ? &v->id
+                  : strcmp(key, "path") == 0         ? &v->path
+                  : strcmp(key, "put_path") == 0     ? &v->put_path
+                  : strcmp(key, "delete_path") == 0  ? &v->delete_path
+                  : strcmp(key, "delete_query") == 0 ? &v->delete_query
+                  : strcmp(key, "about") == 0        ? &v->about
+                                                     : NULL;
+    if (slot) return set_string(slot, key, val, err, errlen);
+    if (strcmp(key, "class") == 0) {
         int c;
         for (c = 0; c < TC_COUNT; c++)
             if (strcmp(val, class_names[c]) == 0) break;
@@ -93,15 +122,7 @@ static int set_field(struct trav_vector *v, const char *key, const char *val, ch
             return -1;
         }
         v->cls = (enum trav_class)c;
-    } else if (strcmp(key, "path") == 0)
-        v->path = conf_xstrdup(val);
-    else if (strcmp(key, "put_path") == 0)
-        v->put_path = conf_xstrdup(val);
-    else if (strcmp(key, "delete_path") == 0)
-        v->delete_path = conf_xstrdup(val);
-    else if (strcmp(key, "delete_query") == 0)
-        v->delete_query = conf_xstrdup(val);
-    else if (strcmp(key, "put") == 0) {
+    } else if (strcmp(key, "put") == 0) {
         if (strcmp(val, "overwrite") != 0 && strcmp(val, "create") != 0) {
             snprintf(err, errlen, "put must be create or overwrite, not \"%s\"", val);
             return -1;
@@ -111,8 +132,6 @@ static int set_field(struct trav_vector *v, const char *key, const char *val, ch
         v->escapes = parse_bool(val);
     else if (strcmp(key, "raw") == 0)
         v->raw = parse_bool(val);
-    else if (strcmp(key, "about") == 0)
-        v->about = conf_xstrdup(val);
     else {
         snprintf(err, errlen, "unknown key \"%s\"", key);
         return -1;
@@ -216,19 +235,28 @@ int trav_load(struct trav_corpus *corpus, char *err, size_t errlen)
                 }
             } else if (t == YAML_MAPPING_END_EVENT) {
                 char verr[300];
-                if (validate(&cur, verr, sizeof verr) != 0 && !err[0])
-                    snprintf(err, errlen, "%s: %s", path, verr);
-                for (size_t i = 0; i < corpus->n && cur.id; i++)
-                    if (strcmp(corpus->v[i].id, cur.id) == 0 && !err[0])
-                        snprintf(err, errlen, "%s: duplicate vector id %s", path, cur.id);
-                if (corpus->n == cap) {
-                    cap = cap ? cap * 2 : 64;
-                    struct trav_vector *nv = realloc(corpus->v, cap * sizeof *nv);
-                    if (!nv) abort();
-                    corpus->v = nv;
+                bool valid = validate(&cur, verr, sizeof verr) == 0;
+                if (!valid && !err[0]) snprintf(err, errlen, "%s: %s", path, verr);
+                for (size_t i = 0; i < corpus->n && valid; i++)
+                    if (strcmp(corpus->v[i].id, cur.id) == 0) {
+                        if (!err[0])
+                            snprintf(err, errlen, "%s: duplicate vector id %s", path, cur.id);
+                        valid = false;
+                    }
+                /* Only complete vectors are kept: later ones are compared
+                 * with them by id. */
+                if (!valid) {
+                    free_vector(&cur);
+                } else {
+                    if (corpus->n == cap) {
+                        cap = cap ? cap * 2 : 64;
+                        struct trav_vector *nv = realloc(corpus->v, cap * sizeof *nv);
+                        if (!nv) abort();
+                        corpus->v = nv;
+                    }
+                    corpus->v[corpus->n++] = cur;
+                    memset(&cur, 0, sizeof cur);
                 }
-                corpus->v[corpus->n++] = cur;
-                memset(&cur, 0, sizeof cur);
                 state = 1;
             } else if (t == YAML_SEQUENCE_START_EVENT || t == YAML_MAPPING_START_EVENT) {
                 if (!err[0])
@@ -240,6 +268,7 @@ int trav_load(struct trav_corpus *corpus, char *err, size_t errlen)
         yaml_event_delete(&ev);
     }
     free(key);
+    free_vector(&cur); /* a vector the file broke off (a YAML error inside it) */
     yaml_parser_delete(&parser);
     fclose(f);
     if (rc == 0 && (!want_vectors_seq || corpus->n == 0)) {
@@ -253,15 +282,8 @@ int trav_load(struct trav_corpus *corpus, char *err, size_t errlen)
 
 void trav_free(struct trav_corpus *corpus)
 {
-    for (size_t i = 0; i < corpus->n; i++) {
-        struct trav_vector *v = &corpus->v[i];
-        free(v->id);
-        free(v->path);
-        free(v->put_path);
-        free(v->delete_path);
-        free(v->delete_query);
-        free(v->about);
-    }
+    for (size_t i = 0; i < corpus->n; i++)
+        free_vector(&corpus->v[i]);
     free(corpus->v);
     memset(corpus, 0, sizeof *corpus);
 }

@@ -223,7 +223,14 @@ int rest_do_at(const char *addr, const struct http_request *req, struct http_res
         resp->content_length = clen;
 
     int ret = 0;
-    if (rc != CURLE_OK) {
+    if (rc == CURLE_OK && (status < 100 || status > 999)) {
+        /* libcurl may end a transfer "OK" over bytes it could not read a
+         * status line from: that is no HTTP response either. */
+        snprintf(resp->error, sizeof resp->error,
+                 "the answer has no valid HTTP status line (libcurl read status %ld)", status);
+        resp->status = 0;
+        ret = -1;
+    } else if (rc != CURLE_OK) {
         /* A response that was cut short still counts as "no response": the
          * case sees the transport error, and the status only as a hint. */
         if (t.over_limit)
