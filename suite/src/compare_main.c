@@ -244,14 +244,15 @@ int compare_main(int argc, char **argv)
             fprintf(stderr, "sandboxd-conformance compare: %s\n", err);
             rc = 2;
         }
-        /* Baseline upkeep reads the last run. */
-        if (rc == 0 && o.prune_baseline &&
-            cmp_baseline_prune(o.prune_baseline, &runs[n - 1], stdout, err, sizeof err) != 0) {
+        /* Baseline upkeep reads the last run. Writing first, so that both
+         * together also work on a file that does not exist yet. */
+        if (rc == 0 && o.write_baseline &&
+            cmp_baseline_write(o.write_baseline, &runs[n - 1], stdout, err, sizeof err) != 0) {
             fprintf(stderr, "sandboxd-conformance compare: %s\n", err);
             rc = 2;
         }
-        if (rc == 0 && o.write_baseline &&
-            cmp_baseline_write(o.write_baseline, &runs[n - 1], stdout, err, sizeof err) != 0) {
+        if (rc == 0 && o.prune_baseline &&
+            cmp_baseline_prune(o.prune_baseline, &runs[n - 1], stdout, err, sizeof err) != 0) {
             fprintf(stderr, "sandboxd-conformance compare: %s\n", err);
             rc = 2;
         }

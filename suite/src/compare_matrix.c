@@ -33,6 +33,20 @@ static int check_comparable(const struct cmp_run *runs, size_t n, char *err, siz
             return -1;
         }
     }
+    /* Results always list every case of their catalog, run or not: runs that
+     * share no case at all come from unrelated catalogs. */
+    for (size_t r = 1; r < n; r++) {
+        size_t shared = 0;
+        for (size_t i = 0; i < runs[r].n_cases && !shared; i++)
+            shared += cmp_run_case(&runs[0], runs[r].cases[i].id) != NULL;
+        if (!shared && runs[0].n_cases && runs[r].n_cases) {
+            snprintf(err, err_len,
+                     "%s and %s come from different catalogs: they share no case ID; compare "
+                     "results of one suite",
+                     runs[0].path, runs[r].path);
+            return -1;
+        }
+    }
     /* The same ID must check the same clauses at the same level in every run. */
     for (size_t r = 1; r < n; r++)
         for (size_t i = 0; i < runs[r].n_cases; i++) {

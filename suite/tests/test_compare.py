@@ -267,6 +267,9 @@ def test_baseline_upkeep(tmp, good, mixed):
                   if l.strip().startswith("- id:"))
     check(rc == 0 and left == still, f"--prune-baseline keeps only what still fails ({left})")
     check("pruned P2-902" in out, "prune says what it removed")
+    fresh = os.path.join(tmp, "fresh.yaml")
+    rc, out, err = run(["compare", "--write-baseline", fresh, "--prune-baseline", fresh, mp])
+    check(rc == 0 and os.path.exists(fresh), f"write and prune together on a new file ({err})")
     unknown = save(tmp, "prune-unknown.yaml", "- id: X9-999\n  reason: gone\n")
     before = open(unknown, encoding="utf-8").read()
     rc, _, err = run(["compare", "--prune-baseline", unknown, gp])
@@ -301,6 +304,10 @@ def test_bad_input(tmp, good, mixed):
     def v2(d):
         d["schema_version"] = 2
 
+    def renamed(d):
+        for c in d["cases"]:
+            c["id"] = "Z" + c["id"]
+
     def profile(d):
         d["parameters"]["profiles"] = ["transport"]
 
@@ -318,6 +325,7 @@ def test_bad_input(tmp, good, mixed):
         ("another level", edited("core.json", core), "level"),
         ("another profile", edited("profile.json", profile), "profile"),
         ("a missing file", os.path.join(tmp, "missing.json"), "missing.json"),
+        ("no case in common", edited("renamed.json", renamed), "share no case"),
     ]
     for what, path, needle in scenarios:
         rc, out, err = run(["compare", gp, path])
