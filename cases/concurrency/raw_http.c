@@ -151,6 +151,7 @@ long raw_read_status(int fd, int timeout_ms)
     char buf[512];
     uint64_t deadline = case_now_ms() + (uint64_t)timeout_ms;
     ssize_t len;
+    bool closed = false;
     for (;;) {
         uint64_t now = case_now_ms();
         if (now >= deadline || !raw_peer_spoke(fd, (int)(deadline - now))) return -1;
@@ -159,12 +160,20 @@ long raw_read_status(int fd, int timeout_ms)
         if (len <= 0) return len == 0 ? 0 : -1;
         buf[len] = '\0';
         if (strstr(buf, "\r\n") || (size_t)len == sizeof buf - 1) break;
+        /* A peer that closed will not finish its status line. */
+        struct pollfd p = {.fd = fd, .events = POLLRDHUP};
+        if (poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP))) {
+            closed = true;
+            break;
+        }
         usleep(2000); /* more of the status line is on its way */
     }
     long status = 0;
     long version[2];
     const char *p =
         strncmp(buf, "HTTP/", 5) == 0 ? conf_parse_longs(buf + 5, '.', version, 2) : NULL;
-    if (!p || !conf_parse_longs(p, ' ', &status, 1)) return -1;
+    if (!p || !conf_parse_longs(p, ' ', &status, 1)) return closed ? 0 : -1;
+    /* "HTTP/1.1 -2" is no status line either (and -2 is no status). */
+    if (status < 100 || status > 999) return -1;
     return status;
 }
