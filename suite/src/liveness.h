@@ -10,7 +10,7 @@
 #include "run_target.h"
 
 /* True when health answered 200 and Execute any gRPC status, within about
- * 15 s in all; otherwise why says what was observed. */
+ * 35 s in all; otherwise why says what was observed. */
 bool liveness_probe(const struct run_target *t, char *why, size_t why_len);
 
 #endif
