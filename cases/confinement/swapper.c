@@ -58,7 +58,8 @@ static int renameat2_nr(void)
     return 0;
 }
 
-/* The helper built next to the suite binary, read into memory. */
+/* The helper, read into memory: beside the suite binary (a build tree), else
+ * in ../libexec/sandboxd-conformance beside it (an installed package). */
 static char *read_helper(size_t *len, char *why, size_t whylen)
 {
     char self[PATH_MAX];
@@ -69,11 +70,18 @@ static char *read_helper(size_t *len, char *why, size_t whylen)
     }
     self[n] = '\0';
     char *slash = strrchr(self, '/');
-    if (!slash || (size_t)(slash - self) + sizeof "/sbx-race-swapper" > sizeof self) return NULL;
-    strcpy(slash, "/sbx-race-swapper");
-    FILE *f = fopen(self, "rb");
+    if (!slash) return NULL;
+    *slash = '\0';
+    static const char *const places[] = {"/sbx-race-swapper",
+                                         "/../libexec/sandboxd-conformance/sbx-race-swapper"};
+    FILE *f = NULL;
+    char path[PATH_MAX + 64];
+    for (size_t i = 0; i < sizeof places / sizeof places[0] && !f; i++) {
+        snprintf(path, sizeof path, "%s%s", self, places[i]);
+        f = fopen(path, "rb");
+    }
     if (!f) {
-        snprintf(why, whylen, "%.150s not found", self);
+        snprintf(why, whylen, "sbx-race-swapper not found beside %.150s", self);
         return NULL;
     }
     char *buf = conf_xmalloc(HELPER_MAX);
@@ -81,7 +89,7 @@ static char *read_helper(size_t *len, char *why, size_t whylen)
     bool whole = feof(f) && *len > 0;
     fclose(f);
     if (!whole) {
-        snprintf(why, whylen, "cannot read %.150s", self);
+        snprintf(why, whylen, "cannot read %.150s", path);
         free(buf);
         return NULL;
     }
