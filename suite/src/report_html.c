@@ -2,11 +2,14 @@
  * table of contents — clause groups, each clause with its level, text, and
  * its cases with outcomes and failure details — headed by the verdict, the
  * runtime's identity, the date and the suite version. No external assets. */
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "catalog.h"
 #include "clauses.h"
+#include "data_dir.h"
 #include "html_glance.h"
 #include "report.h"
 #include "text_util.h"
@@ -267,6 +270,12 @@ static int write_html(FILE *f, const struct run_results *res)
                 clause_groups[g].letter, clause_groups[g].title);
     fputs("</ul>\n", f);
 
+    /* Each clause links to its normative text in the contract document this
+     * suite was built with (cases/contract/CONTRACT.md of its data). */
+    char contract_buf[PATH_MAX], contract[PATH_MAX];
+    data_dir_file("cases/contract/CONTRACT.md", contract_buf, sizeof contract_buf);
+    bool have_contract = realpath(contract_buf, contract) != NULL;
+
     for (size_t g = 0; g < clause_group_count; g++) {
         char letter = clause_groups[g].letter;
         fprintf(f, "<h2 id=\"group-%c\">%c — %s</h2>\n", letter, letter, clause_groups[g].title);
@@ -281,6 +290,11 @@ static int write_html(FILE *f, const struct run_results *res)
                     cl->id, cl->id, case_level_name(cl->level), cl->has_should ? " + SHOULD" : "",
                     cl->launch ? " [launch]" : "");
             esc(f, cl->text);
+            if (have_contract) {
+                fputs(" <a class=\"rule\" href=\"file://", f);
+                esc(f, contract);
+                fprintf(f, "#clause-%s\">(the clause)</a>", cl->id);
+            }
             fprintf(f, " — <span class=\"%s\">%s</span></div>\n", ru.status, ru.status);
             if (ru.cases == 0) continue;
             fputs("<table><tr><th>case</th><th>title</th><th>level</th><th>outcome</th>"
