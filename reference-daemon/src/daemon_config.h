@@ -24,7 +24,7 @@ struct daemon_config {
     size_t stream_chunk_size;           /* --stream-chunk-size, default 4096 */
     size_t execute_output_limit;        /* --execute-output-limit, default 64 MiB per stream */
     const char *faults;                 /* --fault NAME[,NAME...]: fault-injection build only */
-    const char *copy_to;                /* --copy-to DIR: copy the binary there and exit (extension) */
+    const char *copy_to; /* --copy-to DIR: copy the binary there and exit (extension) */
 };
 
 /* Parses argv into cfg. Returns 0 to run, 1 when it printed --help/--version

@@ -38,7 +38,7 @@ struct job {
     size_t n_pids;
     bool got_error, got_skip;
     bool skip_before_error; /* the first error came after a skip */
-    bool unreachable; /* the case reported it could not reach the runtime */
+    bool unreachable;       /* the case reported it could not reach the runtime */
 };
 
 /* Consecutive cases that timed out or could not reach the runtime. */
