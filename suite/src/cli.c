@@ -257,6 +257,9 @@ int cli_parse(struct cli_opts *o, int argc, char **argv, char *err, size_t err_l
                                              "--log",
                                              "--color",
                                              "--colour",
+                                             "--data-dir",
+                                             "--max-output",
+                                             "--unresponsive-after",
                                              NULL};
         bool known = false;
         for (const char *const *vn = valued; *vn; vn++)
