@@ -123,7 +123,7 @@ def test_report(tmp):
     res = os.path.join(tmp, "mixed.json")
     launch = (f"/usr/bin/python3 {A.fake_runtime} --grpc-port {{grpc_port}} "
               "--rest-port {rest_port} --root {root}")
-    run(["--launch", launch, "--jobs", "4", "--quiet", "--json", res, "--html", page])
+    run(["--launch", launch, "--jobs", "4", "--unresponsive-after", "0", "--quiet", "--json", res, "--html", page])
     with open(res, encoding="utf-8") as f:
         doc = json.load(f)
     p = probe(tmp, page)
@@ -152,7 +152,7 @@ def test_compare(tmp, mixed):
     good = os.path.join(tmp, "good.json")
     launch = (f"/usr/bin/python3 {A.fake_runtime} --grpc-port {{grpc_port}} "
               "--rest-port {rest_port} --root {root}")
-    run(["--launch", launch, "--jobs", "4", "--quiet", "--json", good], "good")
+    run(["--launch", launch, "--jobs", "4", "--unresponsive-after", "0", "--quiet", "--json", good], "good")
     page = os.path.join(tmp, "compare.html")
     cj = os.path.join(tmp, "compare.json")
     rc = run(["compare", "--quiet", "--base", good, mixed, "--html", page, "--json", cj])

@@ -39,7 +39,7 @@ def produce(tmp, name, mode, extra=()):
     path = os.path.join(tmp, name)
     launch = (f"/usr/bin/python3 {A.fake_runtime} --grpc-port {{grpc_port}} "
               "--rest-port {rest_port} --root {root}")
-    rc, _, err = run(["--launch", launch, "--launch-env", "SANDBOX_FROM_TEST=yes", "--jobs", "4",
+    rc, _, err = run(["--launch", launch, "--launch-env", "SANDBOX_FROM_TEST=yes", "--jobs", "4", "--unresponsive-after", "0",
                       "--quiet", "--json", path] + list(extra), mode)
     if not check(os.path.exists(path), f"run {name} wrote its results (exit {rc})"):
         print(err)
@@ -242,7 +242,7 @@ def test_baseline_upkeep(tmp, good, mixed):
     launch = (f"/usr/bin/python3 {A.fake_runtime} --grpc-port {{grpc_port}} "
               "--rest-port {rest_port} --root {root}")
     bp = os.path.join(tmp, "with-written.json")
-    run(["--launch", launch, "--launch-env", "SANDBOX_FROM_TEST=yes", "--jobs", "4",
+    run(["--launch", launch, "--launch-env", "SANDBOX_FROM_TEST=yes", "--jobs", "4", "--unresponsive-after", "0",
          "--quiet", "--baseline", kb, "--json", bp])
     with open(bp, encoding="utf-8") as f:
         wc = cases(json.load(f))

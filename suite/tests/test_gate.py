@@ -30,7 +30,7 @@ def gate(args, mode=None, summary=None):
     launch = (f"/usr/bin/python3 {A.fake_runtime} --grpc-port {{grpc_port}} "
               "--rest-port {rest_port} --root {root}")
     p = subprocess.run(["bash", A.gate, "--launch", launch] + args +
-                       ["--", "--launch-env", "SANDBOX_FROM_TEST=yes", "--jobs", "4", "--quiet"],
+                       ["--", "--launch-env", "SANDBOX_FROM_TEST=yes", "--jobs", "4", "--unresponsive-after", "0", "--quiet"],
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, timeout=300)
     return p.returncode, p.stdout.decode(errors="replace") + p.stderr.decode(errors="replace")
 
