@@ -168,6 +168,15 @@ def inner(args):
     sh("mount", "-o", "remount,bind,ro", os.path.join(merged, "dev"))
     sh("mount", "-t", "tmpfs", "sbx-sentinel-shm", os.path.join(merged, "dev", "shm"))
     sh("mount", "-t", "tmpfs", "-o", "mode=1777", "sbx-sentinel-tmp", os.path.join(merged, "tmp"))
+    # A checkout or build under /tmp would be hidden by the private /tmp:
+    # it is shown again there, read-only.
+    repo = os.path.realpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+    for d in sorted({repo, os.path.dirname(os.path.realpath(args.suite)),
+                     os.path.dirname(os.path.realpath(args.faulty))}):
+        if d.startswith("/tmp/") and not os.path.ismount(merged + d):
+            os.makedirs(merged + d, exist_ok=True)
+            sh("mount", "--bind", d, merged + d)
+            sh("mount", "-o", "remount,bind,ro", merged + d)
 
     for top in SENTINEL_ROOTS:
         plant_sentinel(merged + top)
