@@ -19,6 +19,7 @@ that refuses mount namespaces or chroot.
   topology_b_filesystem.py --suite SUITE --static-daemon BIN [--busybox /bin/busybox]
 """
 import argparse
+import json
 import os
 import shlex
 import shutil
@@ -27,6 +28,10 @@ import sys
 import tempfile
 
 SKIP = 77
+# Cases the tool image cannot serve, and the reason the suite must give:
+# busybox has no program that binds a unix socket (no python3, socat or
+# nc -U), so S9-002 (a SHOULD) says skipped. Anything else not passing fails.
+EXPECTED_SKIPS = {"S9-002": "unix socket"}
 
 
 def skip(why):
@@ -166,14 +171,17 @@ def main():
         os.chmod(launcher, 0o755)
         results = os.path.join(work, "results.json")
         run = [os.path.abspath(a.suite), "--launch", "%s {grpc_port} {rest_port} {root}" % launcher,
-               "--quiet", "--color", "never", "--require-complete", "--json", results]
+               "--quiet", "--color", "never", "--json", results]
         if a.level:
             run += ["--level", a.level]
         print("+ " + " ".join(shlex.quote(x) for x in run), flush=True)
         rc = subprocess.run(run, cwd=work, timeout=1200).returncode
-        if rc != 0:
+        unexpected = unexpected_outcomes(results)
+        if rc not in (0, 1) or unexpected is None or unexpected:
             print("topology-b: FAIL: the suite exited %d against the daemon of the tool image"
                   % rc)
+            for line in unexpected or []:
+                print("topology-b:   " + line)
             return 1
         leftover = [p for p in os.listdir(empty_dir) if p != "sandboxd-ref"]
         if leftover:
@@ -183,6 +191,34 @@ def main():
         return 0
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def unexpected_outcomes(results):
+    """What did not go as certified: a selected case that did not pass and is
+    not an expected skip, or a MUST clause not passed. None: no results."""
+    try:
+        with open(results) as f:
+            doc = json.load(f)
+    except (OSError, ValueError) as e:
+        print("topology-b: no results (%s)" % e)
+        return None
+    bad = []
+    for c in doc.get("cases", []):
+        if not c.get("selected", True) or c.get("outcome") == "pass":
+            continue
+        if c["id"].startswith("T") and "profile not selected" in (c.get("reason") or ""):
+            continue
+        want = EXPECTED_SKIPS.get(c["id"])
+        if c.get("outcome") == "skip" and want and want in (c.get("reason") or ""):
+            print("topology-b: %s skipped as expected: %s" % (c["id"], c["reason"]))
+            continue
+        bad.append("%s %s: %s" % (c["id"], c.get("outcome"), c.get("reason") or ""))
+    verdict = doc.get("verdict") or {}
+    must = verdict.get("must") or {}
+    if verdict.get("result") not in ("full-conformant", "core-conformant") or \
+            must.get("total") is None or must.get("passed") != must.get("total"):
+        bad.append("verdict %s, MUST %s" % (verdict.get("result"), json.dumps(must)))
+    return bad
 
 
 if __name__ == "__main__":
