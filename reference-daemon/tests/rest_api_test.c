@@ -230,12 +230,6 @@ static void test_put_get_roundtrip(void **state)
 static void test_put_large_streamed(void **state)
 {
     (void)state;
-#if defined(__SANITIZE_ADDRESS__)
-    /* Known open defect: under AddressSanitizer this 8 MiB PUT through the
-     * in-process server fails on the client side since the connection-limit
-     * changes; the regular build runs it. */
-    skip();
-#endif
     size_t n = 8u << 20;
     char *big = malloc(n);
     assert_non_null(big);

@@ -7,6 +7,7 @@ struct http_resp {
     long status;
     char *body; /* NUL-terminated, len bytes */
     size_t len;
+    size_t cap; /* bytes allocated for body */
     char content_type[128];
     char allow[128];
     char content_range[128];
