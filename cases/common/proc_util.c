@@ -1,5 +1,6 @@
 /* Helpers shared by the process, PTY and gRPC cases (see proc_util.h). */
 #include "common/proc_util.h"
+#include "sbx_grpc_status.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -60,10 +61,10 @@ bool pu_sh_ok(struct case_ctx *ctx, const char *script, const char *purpose, str
     struct proc_result local = {0};
     struct proc_result *res = r ? r : &local;
     proc_sh(ctx, script, res);
-    bool ok = res->code == 0 && res->exit_code == 0;
+    bool ok = res->code == SBX_GRPC_OK && res->exit_code == 0;
     if (!ok) {
         char *e = pu_preview(res->err, res->err_len, 300);
-        if (res->code != 0)
+        if (res->code != SBX_GRPC_OK)
             case_fail(ctx, purpose, "Execute failed with status %d (%s)", res->code,
                       res->message ? res->message : "no message");
         else

@@ -123,7 +123,7 @@ static void status_in_trailers(struct case_ctx *ctx)
     struct sbx_grpc_result r = {0};
     sbx_grpc_unary(c, PROC_PATH_EXECUTE, req, len, &o, &r);
     free(req);
-    if (CASE_CHECK(ctx, r.end == SBX_GRPC_END_STATUS && r.code == 0,
+    if (CASE_CHECK(ctx, r.end == SBX_GRPC_END_STATUS && r.code == SBX_GRPC_OK,
                    "a successful call ending with grpc-status 0", "%s (%s), code %d",
                    end_name(r.end), r.error, r.code)) {
         CASE_CHECK(ctx, !r.trailers_only && r.n_messages == 1,
@@ -199,7 +199,9 @@ static void invalid_message(struct case_ctx *ctx)
         struct sbx_grpc_call_opts o = {.wait_ms = 15000};
         struct sbx_grpc_result r = {0};
         sbx_grpc_unary(c, bad[i].path, bad[i].bytes, bad[i].len, &o, &r);
-        CASE_CHECK(ctx, r.end == SBX_GRPC_END_STATUS && (r.code == 13 || r.code == 3),
+        CASE_CHECK(ctx,
+                   r.end == SBX_GRPC_END_STATUS &&
+                       (r.code == SBX_GRPC_INTERNAL || r.code == SBX_GRPC_INVALID_ARGUMENT),
                    "a status INTERNAL or INVALID_ARGUMENT", "%s: %s, code %s (%s)", what,
                    end_name(r.end), sbx_grpc_code_name(r.code), r.error);
         sbx_grpc_result_free(&r);
@@ -215,7 +217,7 @@ static void invalid_message(struct case_ctx *ctx)
         sbx_grpc_unary(c, PROC_PATH_EXECUTE, req, len, &o, &ok);
         free(req);
         struct proc_result pr = {0};
-        bool good = ok.end == SBX_GRPC_END_STATUS && ok.code == 0 && ok.response &&
+        bool good = ok.end == SBX_GRPC_END_STATUS && ok.code == SBX_GRPC_OK && ok.response &&
                     proc_unpack_execute(ok.response, ok.response_len, &pr) == 0 &&
                     pr.out_len == 12 && memcmp(pr.out, "still-works\n", 12) == 0;
         CASE_CHECK(ctx, good, "a following valid call on the same connection to succeed",
@@ -282,7 +284,7 @@ static void unknown_fields(struct case_ctx *ctx)
     struct sbx_grpc_result r = {0};
     sbx_grpc_unary(c, PROC_PATH_EXECUTE, req, m, &o, &r);
     struct proc_result pr = {0};
-    bool good = r.end == SBX_GRPC_END_STATUS && r.code == 0 && r.response &&
+    bool good = r.end == SBX_GRPC_END_STATUS && r.code == SBX_GRPC_OK && r.response &&
                 proc_unpack_execute(r.response, r.response_len, &pr) == 0;
     if (CASE_CHECK(ctx, good, "the request served as if the unknown fields were absent",
                    "%s, code %s (%s) %s", end_name(r.end), sbx_grpc_code_name(r.code),
@@ -340,7 +342,8 @@ static void unknown_fields(struct case_ctx *ctx)
             const struct sbx_grpc_result *res = sbx_grpc_call_result(call);
             bool saw_out = out_len == 9 && memcmp(out, "g4-start\n", 9) == 0;
             CASE_CHECK(ctx,
-                       x == SBX_GRPC_NEXT_END && res->code == 0 && saw_init && saw_out && saw_exit,
+                       x == SBX_GRPC_NEXT_END && res->code == SBX_GRPC_OK && saw_init && saw_out &&
+                           saw_exit,
                        "Start with an unknown field served normally (InitEvent, \"g4-start\\n\", "
                        "ExitEvent, OK)",
                        "init %d, stdout %.*s, exit %d, end %s code %d", saw_init, (int)out_len, out,
@@ -382,7 +385,8 @@ static void deadline_honoured(struct case_ctx *ctx)
      * RST_STREAM CANCEL, or a CANCELLED status, which clients map to
      * DEADLINE_EXCEEDED once their deadline passed. Not before it, though. */
     bool after_deadline = took >= 900;
-    bool status_ok = r.end == SBX_GRPC_END_STATUS && (r.code == 4 || r.code == 1);
+    bool status_ok = r.end == SBX_GRPC_END_STATUS &&
+                     (r.code == SBX_GRPC_DEADLINE_EXCEEDED || r.code == SBX_GRPC_CANCELLED);
     bool server_ended = after_deadline && (status_ok || r.end == SBX_GRPC_END_RESET);
     CASE_CHECK(ctx, server_ended,
                "the server ending the call at the deadline (DEADLINE_EXCEEDED, or a reset)",
@@ -394,7 +398,7 @@ static void deadline_honoured(struct case_ctx *ctx)
     if (server_ended && r.end == SBX_GRPC_END_RESET)
         case_note(ctx, "the deadline ended with RST_STREAM (code %u) rather than a status",
                   (unsigned)r.rst_code);
-    else if (server_ended && r.code == 1)
+    else if (server_ended && r.code == SBX_GRPC_CANCELLED)
         case_note(ctx, "the deadline ended with status CANCELLED rather than DEADLINE_EXCEEDED");
     sbx_grpc_result_free(&r);
     if (server_ended) {

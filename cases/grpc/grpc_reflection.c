@@ -126,7 +126,7 @@ static void reflection_offered(struct case_ctx *ctx)
     for (size_t i = 0; i < 2 && !path; i++) {
         case_request(ctx, "%s {list_services: \"*\"}", paths[i]);
         reflect(c, paths[i], list_req, sizeof list_req, &r);
-        if (r.end == SBX_GRPC_END_STATUS && r.code == 0 && r.response)
+        if (r.end == SBX_GRPC_END_STATUS && r.code == SBX_GRPC_OK && r.response)
             path = paths[i];
         else
             snprintf(seen + strlen(seen), sizeof seen - strlen(seen), "%s%s: %s", i ? "; " : "",
@@ -154,7 +154,7 @@ static void reflection_offered(struct case_ctx *ctx)
     case_request(ctx, "%s {file_containing_symbol: \"process.v1.ProcessService\"}", path);
     reflect(c, path, sym_req, sizeof sym_req, &r);
     struct files f = {0};
-    if (CASE_CHECK(ctx, r.end == SBX_GRPC_END_STATUS && r.code == 0 && r.response,
+    if (CASE_CHECK(ctx, r.end == SBX_GRPC_END_STATUS && r.code == SBX_GRPC_OK && r.response,
                    "file_containing_symbol answered", "%s (%s)", sbx_grpc_code_name(r.code),
                    r.error)) {
         /* file_descriptor_response = 4 */

@@ -15,6 +15,7 @@
 
 #include "common/conf_util.h"
 #include "lifecycle/lc_util.h"
+#include "sbx_grpc_status.h"
 #include "process_client.h"
 
 #define EXIT_WAIT_MS 16000u
@@ -100,7 +101,7 @@ static void execute_survivors(struct case_ctx *ctx)
         pthread_join(tid, NULL);
         running = false;
         case_request(ctx, "Execute sh -c '%s'", EXEC_SCRIPT);
-        if (t.code != 0 || t.res.exit_code != 0)
+        if (t.code != SBX_GRPC_OK || t.res.exit_code != 0)
             case_fail(ctx, "Execute runs the command (P1)", "status %d, exit code %d", t.code,
                       (int)t.res.exit_code);
         else

@@ -32,11 +32,11 @@ static bool runs_in(struct case_ctx *ctx, const char *cwd, const char *marker_re
     struct proc_spec spec = {.argv = PU_ARGV("sh", "-c", script), .cwd = cwd};
     struct proc_result r;
     proc_execute(ctx, &spec, &r);
-    bool ok = r.code == 0 && r.exit_code == 0 && r.out_len == strlen(content) &&
+    bool ok = r.code == SBX_GRPC_OK && r.exit_code == 0 && r.out_len == strlen(content) &&
               memcmp(r.out, content, r.out_len) == 0;
     if (!ok) {
         char *e = pu_preview(r.err, r.err_len, 200);
-        if (r.code != 0)
+        if (r.code != SBX_GRPC_OK)
             case_fail(ctx, expected, "cwd %s%s%s: status %d (%s)", cwd ? "\"" : "",
                       cwd ? cwd : "absent", cwd ? "\"" : "", r.code, r.message ? r.message : "");
         else
@@ -103,7 +103,7 @@ static void cwd_relative(struct case_ctx *ctx)
     struct proc_spec spec = {.argv = PU_ARGV("sh", "-c", "pwd -P"), .cwd = cwd};
     struct proc_result r;
     proc_execute(ctx, &spec, &r);
-    if (r.code == 0 && r.exit_code == 0) {
+    if (r.code == SBX_GRPC_OK && r.exit_code == 0) {
         char suffix[1100];
         snprintf(suffix, sizeof suffix, "/%s/n1/n2/n3\n", d);
         size_t sl = strlen(suffix);
@@ -135,9 +135,10 @@ static void expect_denied(struct case_ctx *ctx, const char *cwd, const char *mar
     struct proc_spec spec = {.argv = PU_ARGV("sh", "-c", script), .cwd = cwd};
     struct proc_result r;
     proc_execute(ctx, &spec, &r);
-    CASE_CHECK(ctx, r.code == 7, "PERMISSION_DENIED (7) for a cwd outside the root",
-               "cwd \"%s\": status %d (%s)%s", cwd, r.code, r.message ? r.message : "",
-               r.code == 0 ? ", the process ran" : "");
+    CASE_CHECK(ctx, r.code == SBX_GRPC_PERMISSION_DENIED,
+               "PERMISSION_DENIED (7) for a cwd outside the root", "cwd \"%s\": status %d (%s)%s",
+               cwd, r.code, r.message ? r.message : "",
+               r.code == SBX_GRPC_OK ? ", the process ran" : "");
     proc_result_free(&r);
     int ex = pu_exists(ctx, marker_rel);
     CASE_CHECK(ctx, ex == 0, "no process started for a cwd outside the root",
@@ -251,7 +252,7 @@ static void cwd_missing(struct case_ctx *ctx)
         struct proc_spec spec = {.argv = PU_ARGV("true"), .cwd = cwd};
         struct proc_result r;
         proc_execute(ctx, &spec, &r);
-        CASE_CHECK(ctx, r.code == 5, "NOT_FOUND (5) for a cwd that does not exist",
+        CASE_CHECK(ctx, r.code == SBX_GRPC_NOT_FOUND, "NOT_FOUND (5) for a cwd that does not exist",
                    "cwd \"%s\": status %d (%s)", cwd, r.code, r.message ? r.message : "");
         proc_result_free(&r);
     }
@@ -277,7 +278,7 @@ static void cwd_not_directory(struct case_ctx *ctx)
         /* Any code: which one is not fixed by the contract. */
         CASE_CHECK(ctx, r.code > 0, "an error status for a cwd that is a regular file",
                    "cwd \"%s\": status %d (%s)%s", cwd, r.code, r.message ? r.message : "",
-                   r.code == 0 ? ": the process ran" : "");
+                   r.code == SBX_GRPC_OK ? ": the process ran" : "");
         if (r.code > 0) case_note(ctx, "cwd \"%s\": status %d", cwd, r.code);
         proc_result_free(&r);
     }
@@ -321,7 +322,7 @@ static void start_refused(struct case_ctx *ctx, const struct proc_spec *spec, in
             exited = true;
         } else if (ev.kind == PEV_END || ev.kind == PEV_ERROR) {
             concluded = true;
-            if (ev.kind == PEV_END && ev.code == 0)
+            if (ev.kind == PEV_END && ev.code == SBX_GRPC_OK)
                 case_fail(ctx, expected, "cwd \"%s\": status OK%s (a process was run)", cwd,
                           exited ? " after an ExitEvent" : "");
             else
@@ -353,13 +354,13 @@ static void start_cwd_confined(struct case_ctx *ctx)
     static const char *const plain[] = {"..", "./../.."};
     for (size_t i = 0; i < 2; i++) {
         struct proc_spec spec = {.argv = PU_ARGV("sh", "-c", script), .cwd = plain[i]};
-        start_refused(ctx, &spec, 7, denied);
+        start_refused(ctx, &spec, SBX_GRPC_PERMISSION_DENIED, denied);
     }
     static const char *const links[] = {"esc-abs", "esc-abs/tmp", "d/esc-up"};
     for (size_t i = 0; i < 4; i++) {
         snprintf(cwd, sizeof cwd, "%s/%s", case_dir(ctx), i == 0 ? up : links[i - 1]);
         struct proc_spec spec = {.argv = PU_ARGV("sh", "-c", script), .cwd = cwd};
-        start_refused(ctx, &spec, 7, denied);
+        start_refused(ctx, &spec, SBX_GRPC_PERMISSION_DENIED, denied);
     }
     int ex = pu_exists(ctx, "start-escape-marker");
     CASE_CHECK(ctx, ex == 0, "no process started by Start for a cwd outside the root",
@@ -367,9 +368,11 @@ static void start_cwd_confined(struct case_ctx *ctx)
 
     /* P5 holds for Start as for Execute. */
     struct proc_spec empty = {.argv = PU_ARGV(NULL), .cwd = case_dir(ctx)};
-    start_refused(ctx, &empty, 3, "Start with an empty command: INVALID_ARGUMENT (3)");
+    start_refused(ctx, &empty, SBX_GRPC_INVALID_ARGUMENT,
+                  "Start with an empty command: INVALID_ARGUMENT (3)");
     struct proc_spec none = {.argv = NULL};
-    start_refused(ctx, &none, 3, "Start without config: INVALID_ARGUMENT (3)");
+    start_refused(ctx, &none, SBX_GRPC_INVALID_ARGUMENT,
+                  "Start without config: INVALID_ARGUMENT (3)");
     free(marker);
 }
 SBX_CASE(start_cwd_confined, .id = "P4-008",

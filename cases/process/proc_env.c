@@ -86,7 +86,7 @@ static void env_merged(struct case_ctx *ctx)
     struct proc_spec spec = {.argv = argv, .env = env, .cwd = case_dir(ctx)};
     struct proc_result r;
     proc_execute(ctx, &spec, &r);
-    if (!CASE_CHECK(ctx, r.code == 0 && r.exit_code == 0, "status OK and exit_code 0",
+    if (!CASE_CHECK(ctx, r.code == SBX_GRPC_OK && r.exit_code == 0, "status OK and exit_code 0",
                     "status %d (%s), exit_code %d", r.code, r.message ? r.message : "",
                     (int)r.exit_code)) {
         proc_result_free(&r);
@@ -186,7 +186,7 @@ static void env_override(struct case_ctx *ctx)
     const char *argv[] = {"sh", "-c", script, NULL};
     struct proc_spec spec = {.argv = argv, .env = env, .cwd = case_dir(ctx)};
     proc_execute(ctx, &spec, &r);
-    if (CASE_CHECK(ctx, r.code == 0 && r.exit_code == 0, "status OK and exit_code 0",
+    if (CASE_CHECK(ctx, r.code == SBX_GRPC_OK && r.exit_code == 0, "status OK and exit_code 0",
                    "status %d (%s), exit_code %d", r.code, r.message ? r.message : "",
                    (int)r.exit_code)) {
         const char *out = (const char *)r.out;

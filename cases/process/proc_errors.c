@@ -10,7 +10,7 @@ static void exec_expect_code(struct case_ctx *ctx, const struct proc_spec *spec,
 {
     struct proc_result r;
     proc_execute(ctx, spec, &r);
-    if (r.code == 0)
+    if (r.code == SBX_GRPC_OK)
         case_fail(ctx, expected, "status OK, exit_code %d (a process was run)", (int)r.exit_code);
     else
         CASE_CHECK(ctx, r.code == want, expected, "status %d (%s)", r.code,
@@ -21,9 +21,11 @@ static void exec_expect_code(struct case_ctx *ctx, const struct proc_spec *spec,
 static void exec_empty_command(struct case_ctx *ctx)
 {
     struct proc_spec spec = {.argv = PU_ARGV(NULL)};
-    exec_expect_code(ctx, &spec, 3, "INVALID_ARGUMENT (3) for an empty command");
+    exec_expect_code(ctx, &spec, SBX_GRPC_INVALID_ARGUMENT,
+                     "INVALID_ARGUMENT (3) for an empty command");
     struct proc_spec spec2 = {.argv = PU_ARGV(NULL), .cwd = case_dir(ctx)};
-    exec_expect_code(ctx, &spec2, 3, "INVALID_ARGUMENT (3) for an empty command (with a cwd)");
+    exec_expect_code(ctx, &spec2, SBX_GRPC_INVALID_ARGUMENT,
+                     "INVALID_ARGUMENT (3) for an empty command (with a cwd)");
 }
 SBX_CASE(exec_empty_command, .id = "P5-001",
          .title = "Execute with an empty command fails with INVALID_ARGUMENT", .clauses = "P5",
@@ -35,7 +37,8 @@ SBX_CASE(exec_empty_command, .id = "P5-001",
 static void exec_missing_config(struct case_ctx *ctx)
 {
     struct proc_spec spec = {.argv = NULL};
-    exec_expect_code(ctx, &spec, 3, "INVALID_ARGUMENT (3) for a request without config");
+    exec_expect_code(ctx, &spec, SBX_GRPC_INVALID_ARGUMENT,
+                     "INVALID_ARGUMENT (3) for a request without config");
 }
 SBX_CASE(exec_missing_config, .id = "P5-002",
          .title = "Execute without a config fails with INVALID_ARGUMENT", .clauses = "P5",
@@ -47,11 +50,13 @@ static void exec_command_not_found(struct case_ctx *ctx)
 {
     struct proc_spec spec = {.argv = PU_ARGV("sbx-no-such-command-p6", "arg"),
                              .cwd = case_dir(ctx)};
-    exec_expect_code(ctx, &spec, 5, "NOT_FOUND (5) for a command not in PATH (not exit 127)");
+    exec_expect_code(ctx, &spec, SBX_GRPC_NOT_FOUND,
+                     "NOT_FOUND (5) for a command not in PATH (not exit 127)");
     char *abs = pu_case_abs(ctx, "no-such-binary");
     if (!abs) return;
     struct proc_spec spec2 = {.argv = PU_ARGV(abs), .cwd = case_dir(ctx)};
-    exec_expect_code(ctx, &spec2, 5, "NOT_FOUND (5) for an absolute command path that is absent");
+    exec_expect_code(ctx, &spec2, SBX_GRPC_NOT_FOUND,
+                     "NOT_FOUND (5) for an absolute command path that is absent");
     free(abs);
 }
 SBX_CASE(exec_command_not_found, .id = "P6-001",
@@ -72,13 +77,14 @@ static void exec_not_executable(struct case_ctx *ctx)
     struct proc_spec spec = {.argv = PU_ARGV(abs), .cwd = case_dir(ctx)};
     struct proc_result r;
     proc_execute(ctx, &spec, &r);
-    if (r.code == 0)
+    if (r.code == SBX_GRPC_OK)
         case_fail(ctx, "PERMISSION_DENIED (7) for a file without execute permission",
                   "status OK with exit_code %d%s", (int)r.exit_code,
                   r.exit_code == 126 || r.exit_code == 127 ? " (a shell-style exit code)" : "");
     else
-        CASE_CHECK(ctx, r.code == 7, "PERMISSION_DENIED (7) for a file without execute permission",
-                   "status %d (%s)", r.code, r.message ? r.message : "");
+        CASE_CHECK(ctx, r.code == SBX_GRPC_PERMISSION_DENIED,
+                   "PERMISSION_DENIED (7) for a file without execute permission", "status %d (%s)",
+                   r.code, r.message ? r.message : "");
     proc_result_free(&r);
     CASE_CHECK(ctx, pu_exists(ctx, "ran-marker") == 0, "the non-executable script not run",
                "its marker file exists");
@@ -133,21 +139,25 @@ static void start_failures(struct case_ctx *ctx)
     char script[1200];
     snprintf(script, sizeof script, "echo ran >> '%s'", marker);
     struct proc_spec esc = {.argv = PU_ARGV("sh", "-c", script), .cwd = ".."};
-    start_expect_failure(ctx, &esc, 7, "Start with cwd \"..\": PERMISSION_DENIED, no InitEvent");
+    start_expect_failure(ctx, &esc, SBX_GRPC_PERMISSION_DENIED,
+                         "Start with cwd \"..\": PERMISSION_DENIED, no InitEvent");
     CASE_CHECK(ctx, pu_exists(ctx, "start-marker") == 0, "no process started for cwd \"..\"",
                "the command's marker file exists");
 
     struct proc_spec empty = {.argv = PU_ARGV(NULL)};
-    start_expect_failure(ctx, &empty, 3,
+    start_expect_failure(ctx, &empty, SBX_GRPC_INVALID_ARGUMENT,
                          "Start with an empty command: INVALID_ARGUMENT, no InitEvent");
     struct proc_spec none = {.argv = NULL};
-    start_expect_failure(ctx, &none, 3, "Start without config: INVALID_ARGUMENT, no InitEvent");
+    start_expect_failure(ctx, &none, SBX_GRPC_INVALID_ARGUMENT,
+                         "Start without config: INVALID_ARGUMENT, no InitEvent");
     struct proc_spec nf = {.argv = PU_ARGV("sbx-no-such-command-p8"), .cwd = case_dir(ctx)};
-    start_expect_failure(ctx, &nf, 5, "Start of a missing command: NOT_FOUND, no InitEvent");
+    start_expect_failure(ctx, &nf, SBX_GRPC_NOT_FOUND,
+                         "Start of a missing command: NOT_FOUND, no InitEvent");
     char cwd[1024];
     snprintf(cwd, sizeof cwd, "%s/does-not-exist", case_dir(ctx));
     struct proc_spec nocwd = {.argv = PU_ARGV("true"), .cwd = cwd};
-    start_expect_failure(ctx, &nocwd, 5, "Start with a missing cwd: NOT_FOUND, no InitEvent");
+    start_expect_failure(ctx, &nocwd, SBX_GRPC_NOT_FOUND,
+                         "Start with a missing cwd: NOT_FOUND, no InitEvent");
     free(marker);
 }
 SBX_CASE(start_failures, .id = "P8-001",

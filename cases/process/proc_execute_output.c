@@ -30,7 +30,7 @@ static void exec_stdout_stderr_apart(struct case_ctx *ctx)
             "printf 'out-1\\n'; printf 'err-1\\n' >&2; printf 'out-2 no newline'; "
             "printf 'err-2 no newline' >&2",
             &r);
-    if (CASE_CHECK(ctx, r.code == 0, "status OK", "status %d (%s)", r.code,
+    if (CASE_CHECK(ctx, r.code == SBX_GRPC_OK, "status OK", "status %d (%s)", r.code,
                    r.message ? r.message : "")) {
         CASE_CHECK(ctx, r.exit_code == 0, "exit_code 0", "exit_code %d", (int)r.exit_code);
         static const char out[] = "out-1\nout-2 no newline";
@@ -73,7 +73,7 @@ static void exec_binary_exact(struct case_ctx *ctx)
     snprintf(script, slen, "printf '%s'; printf '%s' >&2", fo, fe);
     struct proc_result r;
     proc_sh(ctx, script, &r);
-    if (CASE_CHECK(ctx, r.code == 0 && r.exit_code == 0, "status OK and exit_code 0",
+    if (CASE_CHECK(ctx, r.code == SBX_GRPC_OK && r.exit_code == 0, "status OK and exit_code 0",
                    "status %d (%s), exit_code %d", r.code, r.message ? r.message : "",
                    (int)r.exit_code)) {
         check_bytes(ctx, "stdout: all 256 byte values in order, NUL bytes included", r.out,
@@ -120,11 +120,11 @@ static void exec_large_output(struct case_ctx *ctx)
     char script[128];
     snprintf(script, sizeof script, "seq 1 %lu && seq 1 %lu >&2", nout, nerr);
     proc_sh(ctx, script, &r);
-    if (r.code == 0 && r.exit_code == 127) {
+    if (r.code == SBX_GRPC_OK && r.exit_code == 127) {
         case_skip(ctx, "the runtime has no `seq` command");
         goto done;
     }
-    if (CASE_CHECK(ctx, r.code == 0 && r.exit_code == 0, "status OK and exit_code 0",
+    if (CASE_CHECK(ctx, r.code == SBX_GRPC_OK && r.exit_code == 0, "status OK and exit_code 0",
                    "status %d (%s), exit_code %d", r.code, r.message ? r.message : "",
                    (int)r.exit_code)) {
         check_bytes(ctx, "stdout: the whole output of seq (about 4.8 MiB), byte-exact", r.out,
@@ -152,9 +152,11 @@ static void exec_stdin_empty(struct case_ctx *ctx)
                              .cwd = case_dir(ctx),
                              .timeout_ms = 8000};
     proc_execute(ctx, &spec, &r);
-    if (CASE_CHECK(ctx, r.code == 0, "Execute of `cat` to end (stdin empty) with status OK",
-                   "status %d (%s)%s", r.code, r.message ? r.message : "",
-                   r.code == 4 || r.code == -1 ? ": cat kept waiting for input" : "")) {
+    if (CASE_CHECK(
+            ctx, r.code == SBX_GRPC_OK, "Execute of `cat` to end (stdin empty) with status OK",
+            "status %d (%s)%s", r.code, r.message ? r.message : "",
+            r.code == SBX_GRPC_DEADLINE_EXCEEDED || r.code == -1 ? ": cat kept waiting for input"
+                                                                 : "")) {
         static const char want[] = "cat-ended:0\n";
         check_bytes(ctx, "cat reading an empty stdin: no input, then end of file", r.out, r.out_len,
                     (const uint8_t *)want, sizeof want - 1);
@@ -175,7 +177,7 @@ static void exec_exit_codes(struct case_ctx *ctx)
         snprintf(script, sizeof script, "exit %d", codes[i]);
         struct proc_result r;
         proc_sh(ctx, script, &r);
-        if (CASE_CHECK(ctx, r.code == 0, "status OK for a process that exits",
+        if (CASE_CHECK(ctx, r.code == SBX_GRPC_OK, "status OK for a process that exits",
                        "status %d (%s) for exit %d", r.code, r.message ? r.message : "", codes[i]))
             CASE_CHECK(ctx, r.exit_code == codes[i], "exit_code as the process exited",
                        "exit_code %d for `exit %d`", (int)r.exit_code, codes[i]);

@@ -163,7 +163,7 @@ static void cross_surface(struct case_ctx *ctx)
     http_response_free(&resp);
     struct proc_result r;
     proc_sh(ctx, "cat from-rest/data.bin", &r);
-    if (CASE_CHECK(ctx, r.code == 0 && r.exit_code == 0,
+    if (CASE_CHECK(ctx, r.code == SBX_GRPC_OK && r.exit_code == 0,
                    "a process reading the file written through REST", "status %d, exit %d", r.code,
                    (int)r.exit_code))
         CASE_CHECK(ctx, r.out_len == sizeof data && memcmp(r.out, data, sizeof data) == 0,
@@ -231,7 +231,7 @@ static void parallel_execute(struct case_ctx *ctx)
             if (n != SBX_GRPC_NEXT_TIMEOUT && n != SBX_GRPC_NEXT_MESSAGE) break;
         }
         const struct sbx_grpc_result *res = sbx_grpc_call_result(calls[i]);
-        if (res->end == SBX_GRPC_END_STATUS && res->code == 0 && res->n_messages == 1)
+        if (res->end == SBX_GRPC_END_STATUS && res->code == SBX_GRPC_OK && res->n_messages == 1)
             ok++;
         else
             case_fail(ctx, "every Execute of sleep 1 to succeed", "call %d: end %d code %d %s", i,

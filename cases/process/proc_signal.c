@@ -223,13 +223,14 @@ static void signal_death_reported(struct case_ctx *ctx)
     for (size_t i = 0; i < 2; i++) {
         struct proc_result r;
         proc_sh(ctx, scripts[i], &r);
-        if (CASE_CHECK(ctx, r.code == 0, "Execute of a process killed by a signal: status OK",
-                       "`sh -c '%s'`: status %d (%s)", scripts[i], r.code,
-                       r.message ? r.message : ""))
+        if (CASE_CHECK(
+                ctx, r.code == SBX_GRPC_OK, "Execute of a process killed by a signal: status OK",
+                "`sh -c '%s'`: status %d (%s)", scripts[i], r.code, r.message ? r.message : ""))
             CASE_CHECK(ctx, r.exit_code != 0,
                        "Execute: a non-zero exit_code for a process ended by a signal",
                        "`sh -c '%s'`: exit_code 0", scripts[i]);
-        if (r.code == 0) case_note(ctx, "Execute `%s`: exit_code %d", scripts[i], (int)r.exit_code);
+        if (r.code == SBX_GRPC_OK)
+            case_note(ctx, "Execute `%s`: exit_code %d", scripts[i], (int)r.exit_code);
         proc_result_free(&r);
 
         struct proc_spec spec = {.argv = PU_ARGV("sh", "-c", scripts[i]), .cwd = case_dir(ctx)};

@@ -15,20 +15,12 @@
 #include "endpoint.h"
 #include "process_client.h"
 #include "rest_client.h"
+#include "sbx_grpc_status.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-/* gRPC status codes used here. */
-enum {
-    ST_OK = 0,
-    ST_INVALID_ARGUMENT = 3,
-    ST_NOT_FOUND = 5,
-    ST_PERMISSION_DENIED = 7,
-    ST_FAILED_PRECONDITION = 9
-};
 
 /* T1-T3 need gRPC through the proxy: a proxy that answers the HTTP/2
  * preface in HTTP/1.x cannot carry it, and that is the finding (the runner
@@ -120,7 +112,7 @@ static void t2_trailers(struct case_ctx *ctx)
     struct proc_spec spec = {.argv = argv, .cwd = cwd.s, .timeout_ms = 10000};
     struct proc_result r = {0};
     int code = proc_execute(ctx, &spec, &r);
-    expect_code(ctx, "Execute with a cwd escaping the root", code, ST_PERMISSION_DENIED);
+    expect_code(ctx, "Execute with a cwd escaping the root", code, SBX_GRPC_PERMISSION_DENIED);
     const char *hex = marker + strlen(marker) - 8;
     if (r.message && strstr(r.message, hex)) {
         CASE_CHECK(ctx, strstr(r.message, marker) != NULL,
@@ -133,7 +125,7 @@ static void t2_trailers(struct case_ctx *ctx)
     sbuf_free(&cwd);
 
     expect_code(ctx, "WriteStdin to an unknown process", proc_write_stdin(ctx, 2147480000, "x", 1),
-                ST_NOT_FOUND);
+                SBX_GRPC_NOT_FOUND);
 
     /* Statuses about a live process, then a stream that ends OK in trailers
      * after data. */
@@ -149,13 +141,13 @@ static void t2_trailers(struct case_ctx *ctx)
     }
     int32_t pid = ev.process_id;
     expect_code(ctx, "SendSignal SIGNAL_UNSPECIFIED", proc_signal(ctx, pid, 0),
-                ST_INVALID_ARGUMENT);
+                SBX_GRPC_INVALID_ARGUMENT);
     expect_code(ctx, "ResizeTTY on a process without a PTY", proc_resize(ctx, pid, 80, 24),
-                ST_FAILED_PRECONDITION);
-    expect_code(ctx, "SendSignal SIGKILL", proc_signal(ctx, pid, 9), ST_OK);
+                SBX_GRPC_FAILED_PRECONDITION);
+    expect_code(ctx, "SendSignal SIGKILL", proc_signal(ctx, pid, 9), SBX_GRPC_OK);
     struct proc_result sr = {0};
     int end = proc_collect(s, 10000, &sr, NULL);
-    CASE_CHECK(ctx, end == 0 && sr.code == ST_OK,
+    CASE_CHECK(ctx, end == 0 && sr.code == SBX_GRPC_OK,
                "the Start stream ends with status OK in trailers after the ExitEvent",
                "end %d, status %d", end, sr.code);
     proc_result_free(&sr);
@@ -166,7 +158,7 @@ static void t2_trailers(struct case_ctx *ctx)
     s = proc_start(ctx, &op, NULL);
     memset(&sr, 0, sizeof sr);
     end = s ? proc_collect(s, 10000, &sr, NULL) : -1;
-    CASE_CHECK(ctx, end == 0 && sr.code == ST_OK && sr.exit_code == 3,
+    CASE_CHECK(ctx, end == 0 && sr.code == SBX_GRPC_OK && sr.exit_code == 3,
                "a Start stream with output ends OK in trailers, exit code 3",
                "end %d, status %d, exit %d", end, sr.code, sr.exit_code);
     proc_result_free(&sr);

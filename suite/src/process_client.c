@@ -370,10 +370,10 @@ static int unary(struct case_ctx *ctx, const char *path, const uint8_t *req, siz
     if (res.end == SBX_GRPC_END_STATUS) {
         r->code = res.code;
         if (res.message) r->message = strdup(res.message);
-        if (res.code == 0 && res.n_messages == 0) {
+        if (res.code == SBX_GRPC_OK && res.n_messages == 0) {
             r->code = -1;
             set_message(r, "status OK without a response message");
-        } else if (res.code == 0 && resp) {
+        } else if (res.code == SBX_GRPC_OK && resp) {
             *resp = res.response;
             *resp_len = res.response_len;
             res.response = NULL;
@@ -410,7 +410,7 @@ int proc_execute(struct case_ctx *ctx, const struct proc_spec *spec, struct proc
     size_t resp_len = 0;
     unary(ctx, PROC_PATH_EXECUTE, req, len, spec->timeout_ms, wait, r, &resp, &resp_len);
     free(req);
-    if (r->code == 0 && proc_unpack_execute(resp, resp_len, r) != 0) {
+    if (r->code == SBX_GRPC_OK && proc_unpack_execute(resp, resp_len, r) != 0) {
         r->code = -1;
         set_message(r, "undecodable ExecuteResponse (%zu bytes)", resp_len);
     }

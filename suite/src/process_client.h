@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sbx_grpc_status.h" /* the codes in proc_result.code */
+
 struct case_ctx;
 
 struct proc_spec {

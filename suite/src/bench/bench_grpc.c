@@ -244,9 +244,9 @@ static int run_start(struct sbx_grpc_conn *c, const struct packed *req, unsigned
             continue; /* the call's own wait bound ends it eventually */
         if (nx == SBX_GRPC_NEXT_ERROR || nx == SBX_GRPC_NEXT_END) {
             const struct sbx_grpc_result *res = sbx_grpc_call_result(call);
-            if (nx == SBX_GRPC_NEXT_END && res->code == 0 && obs->saw_exit)
+            if (nx == SBX_GRPC_NEXT_END && res->code == SBX_GRPC_OK && obs->saw_exit)
                 rc = 0;
-            else if (nx == SBX_GRPC_NEXT_END && res->code == 0)
+            else if (nx == SBX_GRPC_NEXT_END && res->code == SBX_GRPC_OK)
                 bench_fmt(err, 256, "Start ended with OK but without an ExitEvent");
             else
                 describe_end(res, err);
@@ -488,7 +488,7 @@ void bench_streams(struct bench_results *r, const struct bench_opts *o, const ch
                 pending--;
                 const struct sbx_grpc_result *res = sbx_grpc_call_result(x->call);
                 double now = bench_now();
-                if (nx == SBX_GRPC_NEXT_END && res->code == 0 && x->exit) {
+                if (nx == SBX_GRPC_NEXT_END && res->code == SBX_GRPC_OK && x->exit) {
                     completed++;
                     bench_samples_add(&s, now - x->opened);
                     last = now;
