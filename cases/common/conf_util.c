@@ -175,6 +175,22 @@ char *conf_pct_encode(const char *s, bool encode_slash)
     return sbuf_take(&b);
 }
 
+const char *conf_error_code_for_status(long s)
+{
+    switch (s) {
+    case 400:
+        return "INVALID_ARGUMENT";
+    case 403:
+        return "PERMISSION_DENIED";
+    case 404:
+        return "NOT_FOUND";
+    case 409:
+        return "CONFLICT";
+    default:
+        return NULL;
+    }
+}
+
 bool conf_error_body_ok(const struct http_response *resp, const char *want_code, char *why,
                         size_t whylen)
 {

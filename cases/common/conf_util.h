@@ -40,6 +40,10 @@ char *conf_pct_decode_once(const char *s, size_t *out_len);
  * encode_slash). Malloc'd. */
 char *conf_pct_encode(const char *s, bool encode_slash);
 
+/* The Error code the contract (section 2) pairs with an HTTP status
+ * (400, 403, 404, 409), or NULL when it names none. */
+const char *conf_error_code_for_status(long status);
+
 /* Checks that the response carries a JSON Error body ({"code": string,
  * "message": string}); with want_code also that code equals it. Returns true
  * when it does; otherwise writes the reason to why. */

@@ -13,22 +13,6 @@
 #define PROMPT_MS 6000L
 #define HEALTH_MS 5000L
 
-static const char *code_for_status(long s)
-{
-    switch (s) {
-    case 400:
-        return "INVALID_ARGUMENT";
-    case 403:
-        return "PERMISSION_DENIED";
-    case 404:
-        return "NOT_FOUND";
-    case 409:
-        return "CONFLICT";
-    default:
-        return NULL;
-    }
-}
-
 /* Opening the FIFO read-write (never blocks on Linux) completes any open()
  * the daemon is stuck in, and closing it gives a stuck reader end-of-file,
  * so one blocked request does not hold the daemon for the rest of the run. */
@@ -72,7 +56,7 @@ static void special_request(struct case_ctx *ctx, const char *method, const char
         free(pv);
     } else if (strcmp(method, "HEAD") != 0) {
         char why[200];
-        if (!conf_error_body_ok(&resp, code_for_status(resp.status), why, sizeof why))
+        if (!conf_error_body_ok(&resp, conf_error_code_for_status(resp.status), why, sizeof why))
             case_fail(ctx, "a 4xx Error body", "status %ld: %s", resp.status, why);
     }
     http_response_free(&resp);

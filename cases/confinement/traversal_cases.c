@@ -37,23 +37,6 @@ static void add(struct sbuf *pr, const char *fmt, ...)
     sbuf_puts(pr, buf);
 }
 
-/* The code section 2 pairs with an HTTP status, or NULL when it names none. */
-static const char *code_for_status(long s)
-{
-    switch (s) {
-    case 400:
-        return "INVALID_ARGUMENT";
-    case 403:
-        return "PERMISSION_DENIED";
-    case 404:
-        return "NOT_FOUND";
-    case 409:
-        return "CONFLICT";
-    default:
-        return NULL;
-    }
-}
-
 /* status must be `want` with an Error body of `code` (HEAD: status only). */
 static bool expect_error(const struct trav_obs *o, long want, const char *code, char *why,
                          size_t whylen)
@@ -367,7 +350,8 @@ static void judge_s8_should(struct case_ctx *ctx, struct trav_run *run, const st
             add(pr, "%s", why);
             return;
         }
-        if (!is_head(o) && !conf_error_body_ok(o->resp, code_for_status(s), why, sizeof why))
+        if (!is_head(o) &&
+            !conf_error_body_ok(o->resp, conf_error_code_for_status(s), why, sizeof why))
             add(pr, "4xx without a proper Error body: %s", why);
         return;
     }
