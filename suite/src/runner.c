@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "baseline.h"
+#include "bundled_runtime.h"
 #include "case_context.h"
 #include "catalog.h"
 #include "cli.h"
@@ -128,34 +129,6 @@ static int explain(const struct catalog *cat, const char *id)
 }
 
 /* ---- the bundled runtime ------------------------------------------------- */
-
-static char *find_bundled(void)
-{
-    char self[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n > 0) {
-        self[n] = '\0';
-        char *slash = strrchr(self, '/');
-        if (slash) {
-            *slash = '\0';
-            char cand[PATH_MAX + 64];
-            snprintf(cand, sizeof cand, "%s/../reference-daemon/sandboxd-ref", self);
-            if (access(cand, X_OK) == 0) return realpath(cand, NULL);
-            snprintf(cand, sizeof cand, "%s/sandboxd-ref", self);
-            if (access(cand, X_OK) == 0) return realpath(cand, NULL);
-        }
-    }
-    const char *path = getenv("PATH");
-    char *copy = strdup(path ? path : "/usr/local/bin:/usr/bin:/bin");
-    char *save = NULL, *found = NULL;
-    for (char *d = strtok_r(copy, ":", &save); d && !found; d = strtok_r(NULL, ":", &save)) {
-        char cand[PATH_MAX];
-        snprintf(cand, sizeof cand, "%s/sandboxd-ref", d);
-        if (access(cand, X_OK) == 0) found = strdup(cand);
-    }
-    free(copy);
-    return found;
-}
 
 /* `PATH --version`, first line, bounded in time. */
 static char *binary_version(const char *path)
@@ -685,7 +658,7 @@ int runner_main(int argc, char **argv)
     } else {
         const char *bin = o.launch_bundled;
         if (!o.launch && !bin) {
-            bundled = find_bundled();
+            bundled = bundled_runtime_find();
             if (!bundled) {
                 fprintf(stderr,
                         "sandboxd-conformance: no target given and no bundled sandboxd-ref found "

@@ -10,42 +10,18 @@
 #include <unistd.h>
 
 #include "bench_grpc.h"
+#include "bundled_runtime.h"
 #include "fs_util.h"
 #include "rest_client.h"
 
-/* The sandboxd-ref built with this suite, found as the runner finds it:
- * in the build tree's reference-daemon/ directory, next to this binary, or
- * on PATH. Returns 0 with an absolute path in out. */
+/* The sandboxd-ref built with this suite, as --launch-bundled finds it. */
 static int find_bundled(char *out, size_t len)
 {
-    char self[PATH_MAX], cand[PATH_MAX + 64];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n > 0) {
-        self[n] = '\0';
-        char *slash = strrchr(self, '/');
-        if (slash) {
-            *slash = '\0';
-            static const char *const rel[] = {"../reference-daemon/sandboxd-ref", "sandboxd-ref"};
-            for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
-                bench_fmt(cand, sizeof cand, "%s/%s", self, rel[i]);
-                if (access(cand, X_OK) == 0 && realpath(cand, out)) return 0;
-            }
-        }
-    }
-    const char *path = getenv("PATH");
-    char *copy = strdup(path ? path : "/usr/local/bin:/usr/bin:/bin");
-    char *save = NULL;
-    int rc = -1;
-    for (char *d = copy ? strtok_r(copy, ":", &save) : NULL; d && rc != 0;
-         d = strtok_r(NULL, ":", &save)) {
-        bench_fmt(cand, sizeof cand, "%s/sandboxd-ref", d);
-        if (access(cand, X_OK) == 0) {
-            bench_fmt(out, len, "%s", cand);
-            rc = 0;
-        }
-    }
-    free(copy);
-    return rc;
+    char *found = bundled_runtime_find();
+    if (!found) return -1;
+    bench_fmt(out, len, "%s", found);
+    free(found);
+    return 0;
 }
 
 static int health(const char *rest, char *err, size_t err_len)
