@@ -4,7 +4,6 @@
 #include "case_context.h"
 
 #include <errno.h>
-#include <jansson.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +13,7 @@
 
 #include "process_client.h"
 #include "text_util.h"
+#include "worker_event.h"
 
 /* Bounds on what one case may send; the parent enforces them as well. */
 enum {
@@ -85,39 +85,23 @@ static void write_all(int fd, const char *buf, size_t len)
     }
 }
 
-static void emit_json(struct case_ctx *ctx, json_t *obj)
+void case_ctx_emit(struct case_ctx *ctx, const struct worker_event *ev)
 {
-    if (ctx->report_fd >= 0) {
-        char *line = json_dumps(obj, JSON_COMPACT);
-        if (line) {
-            size_t n = strlen(line);
-            line[n] = '\n'; /* replaces the NUL; the length is known */
-            pthread_mutex_lock(&emit_lock);
-            write_all(ctx->report_fd, line, n + 1);
-            pthread_mutex_unlock(&emit_lock);
-            free(line);
-        }
-    }
-    json_decref(obj);
+    if (ctx->report_fd < 0) return;
+    size_t n;
+    char *line = worker_event_encode(ev, &n);
+    if (!line) return;
+    pthread_mutex_lock(&emit_lock);
+    write_all(ctx->report_fd, line, n);
+    pthread_mutex_unlock(&emit_lock);
+    free(line);
 }
 
-static json_t *json_text(const char *s, size_t max)
+/* s made printable and cut to max bytes (malloc'd, never NULL unless out of
+ * memory). */
+static char *bounded(const char *s, size_t max)
 {
-    char *clean = text_sanitize(s, s ? strlen(s) : 0, max, true);
-    json_t *j = json_string(clean ? clean : "");
-    free(clean);
-    return j ? j : json_string("");
-}
-
-void case_ctx_emit(struct case_ctx *ctx, const char *event, const char *k1, const char *v1,
-                   const char *k2, const char *v2, const char *k3, const char *v3)
-{
-    json_t *o = json_object();
-    json_object_set_new(o, "ev", json_string(event));
-    if (k1 && v1) json_object_set_new(o, k1, json_text(v1, MAX_OBSERVED));
-    if (k2 && v2) json_object_set_new(o, k2, json_text(v2, MAX_OBSERVED));
-    if (k3 && v3) json_object_set_new(o, k3, json_text(v3, MAX_OBSERVED));
-    emit_json(ctx, o);
+    return text_sanitize(s ? s : "", s ? strlen(s) : 0, max, true);
 }
 
 /* ---- Context ---------------------------------------------------------- */
@@ -223,26 +207,26 @@ void case_fail(struct case_ctx *ctx, const char *expected, const char *observed_
     unsigned n = ++ctx->failures;
     pthread_mutex_unlock(&emit_lock);
     if (n <= MAX_FAILURES_SENT) {
-        char *exp = text_sanitize(expected, expected ? strlen(expected) : 0, MAX_EXPECTED, true);
-        json_t *o = json_object();
-        json_object_set_new(o, "ev", json_string("fail"));
-        json_object_set_new(o, "expected", json_string(exp ? exp : ""));
-        json_object_set_new(o, "observed", json_text(observed ? observed : "", MAX_OBSERVED));
-        if (tls_request[0]) json_object_set_new(o, "request", json_text(tls_request, MAX_REQUEST));
-        emit_json(ctx, o);
+        char *exp = bounded(expected, MAX_EXPECTED);
+        char *obs = bounded(observed, MAX_OBSERVED);
+        char *req = tls_request[0] ? bounded(tls_request, MAX_REQUEST) : NULL;
+        struct worker_event ev = {.kind = WEV_FAIL, .text = obs, .expected = exp, .request = req};
+        case_ctx_emit(ctx, &ev);
+        free(req);
+        free(obs);
         free(exp);
     }
     free(observed);
 }
 
-static void record_text(struct case_ctx *ctx, const char *event, const char *key, size_t max,
-                        const char *fmt, va_list ap)
+static void record_text(struct case_ctx *ctx, enum worker_event_kind kind, const char *fmt,
+                        va_list ap)
 {
     char *text = text_vfmt(fmt, ap);
-    json_t *o = json_object();
-    json_object_set_new(o, "ev", json_string(event));
-    json_object_set_new(o, key, json_text(text ? text : "", max));
-    emit_json(ctx, o);
+    char *shown = bounded(text, MAX_NOTE);
+    struct worker_event ev = {.kind = kind, .text = shown};
+    case_ctx_emit(ctx, &ev);
+    free(shown);
     free(text);
 }
 
@@ -251,7 +235,7 @@ void case_skip(struct case_ctx *ctx, const char *reason_fmt, ...)
     ctx->skipped = true;
     va_list ap;
     va_start(ap, reason_fmt);
-    record_text(ctx, "skip", "reason", MAX_NOTE, reason_fmt, ap);
+    record_text(ctx, WEV_SKIP, reason_fmt, ap);
     va_end(ap);
 }
 
@@ -260,7 +244,7 @@ void case_error(struct case_ctx *ctx, const char *fmt, ...)
     ctx->errored = true;
     va_list ap;
     va_start(ap, fmt);
-    record_text(ctx, "error", "message", MAX_NOTE, fmt, ap);
+    record_text(ctx, WEV_ERROR, fmt, ap);
     va_end(ap);
 }
 
@@ -268,7 +252,7 @@ void case_note(struct case_ctx *ctx, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    record_text(ctx, "note", "text", MAX_NOTE, fmt, ap);
+    record_text(ctx, WEV_NOTE, fmt, ap);
     va_end(ap);
 }
 
@@ -276,7 +260,7 @@ void case_doc_finding(struct case_ctx *ctx, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    record_text(ctx, "docfinding", "text", MAX_NOTE, fmt, ap);
+    record_text(ctx, WEV_DOC_FINDING, fmt, ap);
     va_end(ap);
 }
 
@@ -287,27 +271,28 @@ bool case_failed(const struct case_ctx *ctx)
 
 /* ---- Process cleanup --------------------------------------------------- */
 
-static void emit_pid(struct case_ctx *ctx, const char *event, int32_t pid)
+static void emit_pid(struct case_ctx *ctx, enum worker_event_kind kind, int32_t pid)
 {
-    json_t *o = json_object();
-    json_object_set_new(o, "ev", json_string(event));
-    json_object_set_new(o, "pid", json_integer(pid));
-    emit_json(ctx, o);
+    struct worker_event ev = {.kind = kind, .pid = pid};
+    case_ctx_emit(ctx, &ev);
 }
 
 void case_track_process(struct case_ctx *ctx, int32_t process_id)
 {
-    emit_pid(ctx, "track", process_id);
+    emit_pid(ctx, WEV_TRACK, process_id);
 }
 
 void case_report_unreachable(struct case_ctx *ctx, const char *what)
 {
-    case_ctx_emit(ctx, "unreachable", "what", what ? what : "", NULL, NULL, NULL, NULL);
+    char *shown = bounded(what, MAX_OBSERVED);
+    struct worker_event ev = {.kind = WEV_UNREACHABLE, .text = shown};
+    case_ctx_emit(ctx, &ev);
+    free(shown);
 }
 
 void case_untrack_process(struct case_ctx *ctx, int32_t process_id)
 {
-    emit_pid(ctx, "untrack", process_id);
+    emit_pid(ctx, WEV_UNTRACK, process_id);
 }
 
 /* ---- Client state ------------------------------------------------------ */

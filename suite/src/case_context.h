@@ -2,12 +2,13 @@
 #define SBX_CASE_CONTEXT_H
 /* The runner's side of struct case_ctx: how a worker builds the context for
  * one case and how recorded outcomes travel to the parent (one JSON object
- * per line on report_fd; see worker_protocol.h). */
+ * per line on report_fd; see worker_event.h). */
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "case_api.h"
 #include "run_target.h"
+#include "worker_event.h"
 
 #define CASE_MAX_SLOTS 8
 
@@ -51,7 +52,6 @@ void case_ctx_init(struct case_ctx *ctx, const struct case_def *def,
 void case_ctx_release(struct case_ctx *ctx);
 
 /* Sends one event line to the parent (no-op when report_fd < 0). */
-void case_ctx_emit(struct case_ctx *ctx, const char *event, const char *k1, const char *v1,
-                   const char *k2, const char *v2, const char *k3, const char *v3);
+void case_ctx_emit(struct case_ctx *ctx, const struct worker_event *ev);
 
 #endif

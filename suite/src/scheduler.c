@@ -3,7 +3,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <jansson.h>
 #include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -18,6 +17,7 @@
 #include "liveness.h"
 #include "text_util.h"
 #include "worker.h"
+#include "worker_event.h"
 
 enum { MAX_LINE = 64 * 1024, MAX_TRACKED = 256, CLEANUP_TIMEOUT_S = 45, SETUP_ALLOWANCE_S = 5 };
 
@@ -54,60 +54,59 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static const char *jstr(json_t *o, const char *k)
-{
-    const char *s = json_string_value(json_object_get(o, k));
-    return s ? s : "";
-}
-
 static void handle_event(struct job *j, struct case_result *r, const char *line)
 {
-    json_t *o = json_loads(line, 0, NULL);
-    if (!json_is_object(o)) {
-        json_decref(o);
-        return;
-    }
-    const char *ev = jstr(o, "ev");
-    if (strcmp(ev, "done") == 0) {
+    struct worker_event ev;
+    void *holder;
+    if (worker_event_decode(line, &ev, &holder) != 0) return;
+    switch (ev.kind) {
+    case WEV_START:
+        break;
+    case WEV_DONE:
         j->done_seen = true;
-    } else if (strcmp(ev, "fail") == 0) {
-        json_t *req = json_object_get(o, "request");
-        case_result_add_failure(r, jstr(o, "expected"), jstr(o, "observed"),
-                                json_is_string(req) ? json_string_value(req) : NULL);
-    } else if (strcmp(ev, "note") == 0) {
-        case_result_add_note(r, jstr(o, "text"));
-    } else if (strcmp(ev, "docfinding") == 0) {
-        case_result_add_doc_finding(r, jstr(o, "text"));
-    } else if (strcmp(ev, "skip") == 0) {
+        break;
+    case WEV_FAIL:
+        case_result_add_failure(r, ev.expected, ev.text, ev.request);
+        break;
+    case WEV_NOTE:
+        case_result_add_note(r, ev.text);
+        break;
+    case WEV_DOC_FINDING:
+        case_result_add_doc_finding(r, ev.text);
+        break;
+    case WEV_SKIP:
         if (!j->got_skip) { /* the first reason is the real one */
             free(r->reason);
-            r->reason = strdup(jstr(o, "reason"));
+            r->reason = strdup(ev.text);
         }
         j->got_skip = true;
-    } else if (strcmp(ev, "error") == 0) {
+        break;
+    case WEV_ERROR:
         /* An error that follows a skip is its consequence (a case that could
          * not be checked here went on and failed to set up): the skip and
          * its reason stand. */
         if (j->got_skip && !j->got_error) j->skip_before_error = true;
         if (!j->got_error && !j->got_skip) {
             free(r->reason);
-            r->reason = strdup(jstr(o, "message"));
+            r->reason = strdup(ev.text);
         }
         j->got_error = true;
-    } else if (strcmp(ev, "unreachable") == 0) {
+        break;
+    case WEV_UNREACHABLE:
         j->unreachable = true;
-    } else if (strcmp(ev, "track") == 0) {
-        int32_t pid = (int32_t)json_integer_value(json_object_get(o, "pid"));
-        if (j->n_pids < MAX_TRACKED) j->pids[j->n_pids++] = pid;
-    } else if (strcmp(ev, "untrack") == 0) {
-        int32_t pid = (int32_t)json_integer_value(json_object_get(o, "pid"));
+        break;
+    case WEV_TRACK:
+        if (j->n_pids < MAX_TRACKED) j->pids[j->n_pids++] = ev.pid;
+        break;
+    case WEV_UNTRACK:
         for (size_t i = 0; i < j->n_pids; i++)
-            if (j->pids[i] == pid) {
+            if (j->pids[i] == ev.pid) {
                 j->pids[i] = j->pids[--j->n_pids];
                 break;
             }
+        break;
     }
-    json_decref(o);
+    worker_event_release(holder);
 }
 
 static void consume_report(struct job *j, struct case_result *r, const char *buf, size_t n)

@@ -93,7 +93,7 @@ void worker_run_case(const struct case_def *def, const struct run_target *target
 {
     struct case_ctx ctx;
     case_ctx_init(&ctx, def, target, run_seed, report_fd);
-    case_ctx_emit(&ctx, "start", NULL, NULL, NULL, NULL, NULL, NULL);
+    case_ctx_emit(&ctx, &(struct worker_event){.kind = WEV_START});
     char why[1200];
     if (workspace_create(&ctx, ctx.dir, why, sizeof why) != 0)
         case_error(&ctx, "%s", why);
@@ -105,7 +105,7 @@ void worker_run_case(const struct case_def *def, const struct run_target *target
     /* A failure here is left to the clean-up job, which does not depend on it. */
     (void)workspace_remove_links(&ctx, ctx.dir, why, sizeof why);
     case_ctx_release(&ctx);
-    case_ctx_emit(&ctx, "done", NULL, NULL, NULL, NULL, NULL, NULL);
+    case_ctx_emit(&ctx, &(struct worker_event){.kind = WEV_DONE});
     fflush(NULL);
     /* _exit: no atexit handlers of the parent's libraries run twice. */
     _exit(0);

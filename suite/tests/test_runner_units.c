@@ -19,6 +19,7 @@
 #include "selection.h"
 #include "text_util.h"
 #include "verdict.h"
+#include "worker_event.h"
 
 static void noop(struct case_ctx *ctx)
 {
@@ -263,6 +264,56 @@ static void json_reads_back(void **state)
     }
 }
 
+/* Every event kind survives the line format with its fields; lines that
+ * are not events are refused. */
+static void worker_events_round_trip(void **state)
+{
+    (void)state;
+    const struct worker_event sent[] = {
+        {.kind = WEV_START},
+        {.kind = WEV_DONE},
+        {.kind = WEV_FAIL, .text = "got \"x\"\n", .expected = "y", .request = "GET /v1/a"},
+        {.kind = WEV_FAIL, .text = "o", .expected = "e"},
+        {.kind = WEV_NOTE, .text = "a note"},
+        {.kind = WEV_DOC_FINDING, .text = "silent"},
+        {.kind = WEV_SKIP, .text = "no python3"},
+        {.kind = WEV_ERROR, .text = "set-up failed"},
+        {.kind = WEV_UNREACHABLE, .text = "gRPC"},
+        {.kind = WEV_TRACK, .pid = 2147480000},
+        {.kind = WEV_UNTRACK, .pid = -7},
+    };
+    for (size_t i = 0; i < sizeof sent / sizeof sent[0]; i++) {
+        size_t n;
+        char *line = worker_event_encode(&sent[i], &n);
+        assert_non_null(line);
+        assert_int_equal(line[n - 1], '\n');
+        assert_null(memchr(line, '\n', n - 1));
+        line[n - 1] = '\0';
+        struct worker_event got;
+        void *holder;
+        assert_int_equal(worker_event_decode(line, &got, &holder), 0);
+        assert_int_equal(got.kind, sent[i].kind);
+        assert_string_equal(got.text, sent[i].text ? sent[i].text : "");
+        if (sent[i].kind == WEV_FAIL) {
+            assert_string_equal(got.expected, sent[i].expected);
+            if (sent[i].request)
+                assert_string_equal(got.request, sent[i].request);
+            else
+                assert_null(got.request);
+        }
+        assert_int_equal(got.pid, sent[i].pid);
+        worker_event_release(holder);
+        free(line);
+    }
+    const char *bad[] = {"", "not json", "[]", "{}", "{\"ev\":\"bogus\"}", "{\"ev\":3}"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        struct worker_event got;
+        void *holder = (void *)1;
+        assert_int_equal(worker_event_decode(bad[i], &got, &holder), -1);
+        assert_null(holder);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -273,6 +324,7 @@ int main(void)
         cmocka_unit_test(baseline_forms),
         cmocka_unit_test(rerun_ids),
         cmocka_unit_test(json_reads_back),
+        cmocka_unit_test(worker_events_round_trip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
