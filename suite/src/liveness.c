@@ -11,19 +11,13 @@
 #include <unistd.h>
 
 #include "case_context.h"
+#include "child_answer.h"
 #include "process_client.h"
 #include "rest_client.h"
 
 /* Generous: on a loaded machine a live runtime may answer slowly, and
  * giving up on it is worse than waiting half a minute. */
 enum { HEALTH_MS = 10000, EXECUTE_MS = 15000, PROBE_BOUND_S = 35 };
-
-static double mono_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* In the child: "ok", or what went wrong. */
 static void probe(const struct run_target *t, int fd)
@@ -75,24 +69,7 @@ bool liveness_probe(const struct run_target *t, char *why, size_t why_len)
         return true;
     }
     char buf[400];
-    size_t got = 0;
-    double deadline = mono_s() + PROBE_BOUND_S;
-    fcntl(p[0], F_SETFL, O_NONBLOCK);
-    while (got < sizeof buf - 1 && mono_s() < deadline) {
-        ssize_t n = read(p[0], buf + got, sizeof buf - 1 - got);
-        if (n == 0) break;
-        if (n < 0) {
-            if (errno != EAGAIN && errno != EINTR) break;
-            nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL);
-            continue;
-        }
-        got += (size_t)n;
-    }
-    close(p[0]);
-    kill(-pid, SIGKILL);
-    kill(pid, SIGKILL);
-    waitpid(pid, NULL, 0);
-    buf[got] = '\0';
+    size_t got = child_answer_read(p[0], pid, buf, sizeof buf, PROBE_BOUND_S, NULL, NULL);
     if (strcmp(buf, "ok") == 0) return true;
     snprintf(why, why_len, "%s", got ? buf : "the liveness probe got no answer within 35 s");
     return false;

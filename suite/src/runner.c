@@ -19,6 +19,7 @@
 #include "bundled_runtime.h"
 #include "case_context.h"
 #include "catalog.h"
+#include "child_answer.h"
 #include "cli.h"
 #include "clauses.h"
 #include "console.h"
@@ -152,24 +153,8 @@ static char *binary_version(const char *path)
         return NULL;
     }
     char buf[512];
-    size_t got = 0;
-    double deadline = mono_s() + 5;
-    fcntl(p[0], F_SETFL, O_NONBLOCK);
-    while (got < sizeof buf - 1 && mono_s() < deadline) {
-        ssize_t n = read(p[0], buf + got, sizeof buf - 1 - got);
-        if (n == 0) break;
-        if (n < 0) {
-            if (errno != EAGAIN && errno != EINTR) break;
-            nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
-            continue;
-        }
-        got += (size_t)n;
-    }
-    close(p[0]);
-    kill(pid, SIGKILL);
     int st;
-    waitpid(pid, &st, 0);
-    buf[got] = '\0';
+    size_t got = child_answer_read(p[0], pid, buf, sizeof buf, 5, NULL, &st);
     buf[strcspn(buf, "\n")] = '\0';
     return got && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? strdup(buf) : NULL;
 }
@@ -226,25 +211,8 @@ static void probe_runtime(const struct run_target *t, struct runtime_identity *r
         return;
     }
     char buf[4096];
-    size_t got = 0;
-    double deadline = mono_s() + PROBE_TIMEOUT_S;
-    fcntl(p[0], F_SETFL, O_NONBLOCK);
     /* A signal ends the wait: the reports are due, not the probe. */
-    while (got < sizeof buf - 1 && mono_s() < deadline && !interrupted) {
-        ssize_t n = read(p[0], buf + got, sizeof buf - 1 - got);
-        if (n == 0) break;
-        if (n < 0) {
-            if (errno != EAGAIN && errno != EINTR) break;
-            nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL);
-            continue;
-        }
-        got += (size_t)n;
-    }
-    close(p[0]);
-    kill(-pid, SIGKILL);
-    kill(pid, SIGKILL);
-    waitpid(pid, NULL, 0);
-    buf[got] = '\0';
+    size_t got = child_answer_read(p[0], pid, buf, sizeof buf, PROBE_TIMEOUT_S, &interrupted, NULL);
     if (got == 0 || buf[0] != '/') {
         /* Unknown capabilities: the cases run and report what they find. */
         ri->procfs = ri->pty = true;

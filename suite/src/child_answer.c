@@ -1,0 +1,42 @@
+/* Bounded reading of a forked probe's answer (see child_answer.h). */
+#include "child_answer.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static double mono_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+size_t child_answer_read(int fd, pid_t pid, char *buf, size_t cap, double seconds,
+                         const volatile sig_atomic_t *stop, int *status)
+{
+    size_t got = 0;
+    double deadline = mono_s() + seconds;
+    fcntl(fd, F_SETFL, O_NONBLOCK);
+    while (got + 1 < cap && mono_s() < deadline && !(stop && *stop)) {
+        ssize_t n = read(fd, buf + got, cap - 1 - got);
+        if (n == 0) break;
+        if (n < 0) {
+            if (errno != EAGAIN && errno != EINTR) break;
+            nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
+            continue;
+        }
+        got += (size_t)n;
+    }
+    if (cap) buf[got] = '\0';
+    close(fd);
+    kill(-pid, SIGKILL); /* the probe's group, when it made one */
+    kill(pid, SIGKILL);
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+    }
+    if (status) *status = st;
+    return got;
+}
