@@ -13,6 +13,7 @@
 #include "output_limit.h"
 #include "process.pb-c.h"
 #include "sbx_grpc_client.h"
+#include "text_util.h"
 
 /* The per-case client-state key; the lifecycle cases set this slot aside
  * while they talk to a private instance (cases/lifecycle/lc_util.c). */
@@ -416,6 +417,28 @@ int proc_execute(struct case_ctx *ctx, const struct proc_spec *spec, struct proc
     }
     free(resp);
     return r->code;
+}
+
+int proc_execute_ok(struct case_ctx *ctx, const char *const *argv, unsigned timeout_ms, char *why,
+                    size_t why_len)
+{
+    struct proc_spec spec = {.argv = argv, .timeout_ms = timeout_ms};
+    struct proc_result r = {0};
+    int code = proc_execute(ctx, &spec, &r);
+    int rc = 0;
+    if (code != 0) {
+        snprintf(why, why_len, "Execute %s failed with gRPC status %d%s%s", argv[0], code,
+                 r.message ? ": " : "", r.message ? r.message : "");
+        rc = -1;
+    } else if (r.exit_code != 0) {
+        char *err = text_sanitize(r.err, r.err_len, 200, false);
+        snprintf(why, why_len, "Execute %s exited with %d: %s", argv[0], (int)r.exit_code,
+                 err ? err : "");
+        free(err);
+        rc = -1;
+    }
+    proc_result_free(&r);
+    return rc;
 }
 
 int proc_sh(struct case_ctx *ctx, const char *script, struct proc_result *r)

@@ -37,6 +37,11 @@ void proc_result_free(struct proc_result *r);
 /* Execute. Returns r->code. */
 int proc_execute(struct case_ctx *ctx, const struct proc_spec *spec, struct proc_result *r);
 
+/* Execute of argv that must succeed: 0 for status OK and exit code 0;
+ * otherwise -1 with the status or the exit code and stderr in why. */
+int proc_execute_ok(struct case_ctx *ctx, const char *const *argv, unsigned timeout_ms, char *why,
+                    size_t why_len);
+
 /* Execute `sh -c script` with cwd = case_dir(ctx). Returns r->code. */
 int proc_sh(struct case_ctx *ctx, const char *script, struct proc_result *r);
 

@@ -15,27 +15,6 @@
 
 enum { SETUP_TIMEOUT_MS = 15000, SIGNAL_KILL = 9 };
 
-static int execute_argv(struct case_ctx *ctx, const char *const *argv, char *why, size_t why_len)
-{
-    struct proc_spec spec = {.argv = argv, .timeout_ms = SETUP_TIMEOUT_MS};
-    struct proc_result r = {0};
-    int code = proc_execute(ctx, &spec, &r);
-    int rc = 0;
-    if (code != 0) {
-        snprintf(why, why_len, "Execute %s failed with gRPC status %d%s%s", argv[0], code,
-                 r.message ? ": " : "", r.message ? r.message : "");
-        rc = -1;
-    } else if (r.exit_code != 0) {
-        char *err = text_sanitize(r.err, r.err_len, 200, false);
-        snprintf(why, why_len, "Execute %s exited with %d: %s", argv[0], (int)r.exit_code,
-                 err ? err : "");
-        free(err);
-        rc = -1;
-    }
-    proc_result_free(&r);
-    return rc;
-}
-
 static int rest_simple(const struct run_target *t, const char *method, const char *target,
                        long *status, char *why, size_t why_len)
 {
@@ -63,7 +42,7 @@ int workspace_create(struct case_ctx *ctx, const char *dir, char *why, size_t wh
      * the case is not skipped for the suite's own set-up. */
     if (case_grpc_unusable(ctx))
         snprintf(grpc_why, sizeof grpc_why, "no gRPC");
-    else if (execute_argv(ctx, mkdir_argv, grpc_why, sizeof grpc_why) == 0)
+    else if (proc_execute_ok(ctx, mkdir_argv, SETUP_TIMEOUT_MS, grpc_why, sizeof grpc_why) == 0)
         return 0;
     /* Fallback over REST: PUT creates missing parents; the marker goes again. */
     char *marker_rel = text_fmt("%s/.sbxc-workspace", dir);

@@ -18,27 +18,6 @@ enum {
     WALK_MAX_REQUESTS = 20000, /* bounds the walk on a runtime that lists garbage */
 };
 
-static int execute_ok(struct case_ctx *ctx, const char *const *argv, char *why, size_t why_len)
-{
-    struct proc_spec spec = {.argv = argv, .timeout_ms = REMOVE_TIMEOUT_MS};
-    struct proc_result r = {0};
-    int code = proc_execute(ctx, &spec, &r);
-    int rc = 0;
-    if (code != 0) {
-        snprintf(why, why_len, "Execute %s: gRPC status %d%s%s", argv[0], code,
-                 r.message ? ": " : "", r.message ? r.message : "");
-        rc = -1;
-    } else if (r.exit_code != 0) {
-        char *err = text_sanitize(r.err, r.err_len, 200, false);
-        snprintf(why, why_len, "Execute %s exited with %d: %s", argv[0], (int)r.exit_code,
-                 err ? err : "");
-        free(err);
-        rc = -1;
-    }
-    proc_result_free(&r);
-    return rc;
-}
-
 int workspace_remove_links(struct case_ctx *ctx, const char *dir, char *why, size_t why_len)
 {
     /* find never follows links (-P is its default); -type l matches links
@@ -48,7 +27,7 @@ int workspace_remove_links(struct case_ctx *ctx, const char *dir, char *why, siz
     /* Without gRPC no case could plant a link (only Execute makes them), and
      * asking for Execute would mark the finished case skipped. */
     if (case_grpc_unusable(ctx)) return 0;
-    return execute_ok(ctx, argv, why, why_len);
+    return proc_execute_ok(ctx, argv, REMOVE_TIMEOUT_MS, why, why_len);
 }
 
 /* One REST request on the case's endpoint; the status, or 0 on transport
@@ -116,7 +95,7 @@ int workspace_remove(struct case_ctx *ctx, const char *dir, char *why, size_t wh
 {
     char rm_why[400] = "";
     const char *rm_argv[] = {"rm", "-rf", "--", dir, NULL};
-    bool rm_ok = execute_ok(ctx, rm_argv, rm_why, sizeof rm_why) == 0;
+    bool rm_ok = proc_execute_ok(ctx, rm_argv, REMOVE_TIMEOUT_MS, rm_why, sizeof rm_why) == 0;
     /* What is left is checked over REST: a runtime whose Execute runs
      * somewhere else may have removed nothing. */
     long s = rest_call(ctx, "HEAD", dir, NULL);
