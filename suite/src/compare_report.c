@@ -6,31 +6,24 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fs_util.h"
+
+struct cmp_writer {
+    int (*fn)(FILE *f, const struct cmp_view *v);
+    const struct cmp_view *v;
+};
+
+static int cmp_write(FILE *f, const void *arg)
+{
+    const struct cmp_writer *w = arg;
+    return w->fn(f, w->v);
+}
+
 int cmp_write_file(const char *path, int (*fn)(FILE *f, const struct cmp_view *v),
                    const struct cmp_view *v)
 {
-    size_t l = strlen(path) + 24;
-    char *tmp = malloc(l);
-    if (!tmp) return -1;
-    snprintf(tmp, l, "%s.tmp%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        int e = errno;
-        free(tmp);
-        errno = e;
-        return -1;
-    }
-    int rc = fn(f, v);
-    if (ferror(f)) rc = -1;
-    if (fclose(f) != 0) rc = -1;
-    if (rc == 0 && rename(tmp, path) != 0) rc = -1;
-    if (rc != 0) {
-        int e = errno;
-        unlink(tmp);
-        errno = e;
-    }
-    free(tmp);
-    return rc;
+    struct cmp_writer w = {fn, v};
+    return fs_write_file_atomic(path, cmp_write, &w);
 }
 
 const char *cmp_cell_detail(const struct cmp_row *row, size_t run)

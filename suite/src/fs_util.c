@@ -118,3 +118,29 @@ int fs_copy_file(const char *from, const char *to)
     if (close(out) != 0) rc = -1;
     return rc;
 }
+
+int fs_write_file_atomic(const char *path, int (*write)(FILE *f, const void *arg), const void *arg)
+{
+    size_t l = strlen(path) + 24;
+    char *tmp = malloc(l);
+    if (!tmp) return -1;
+    snprintf(tmp, l, "%s.tmp%ld", path, (long)getpid());
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        int e = errno;
+        free(tmp);
+        errno = e;
+        return -1;
+    }
+    int rc = write(f, arg);
+    if (ferror(f)) rc = -1;
+    if (fclose(f) != 0) rc = -1;
+    if (rc == 0 && rename(tmp, path) != 0) rc = -1;
+    if (rc != 0) {
+        int e = errno;
+        unlink(tmp);
+        errno = e;
+    }
+    free(tmp);
+    return rc;
+}

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fs_util.h"
 #include "report.h"
 #include "text_util.h"
 
@@ -74,28 +75,20 @@ void report_doc_findings_free(struct doc_finding_row *rows, size_t n)
     free(rows);
 }
 
+struct report_writer {
+    int (*fn)(FILE *f, const struct run_results *res);
+    const struct run_results *res;
+};
+
+static int report_write(FILE *f, const void *arg)
+{
+    const struct report_writer *w = arg;
+    return w->fn(f, w->res);
+}
+
 int report_write_file(const char *path, int (*fn)(FILE *f, const struct run_results *res),
                       const struct run_results *res)
 {
-    size_t l = strlen(path) + 16;
-    char *tmp = malloc(l);
-    if (!tmp) return -1;
-    snprintf(tmp, l, "%s.tmp%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        int e = errno;
-        free(tmp);
-        errno = e;
-        return -1;
-    }
-    int rc = fn(f, res);
-    if (fclose(f) != 0) rc = -1;
-    if (rc == 0 && rename(tmp, path) != 0) rc = -1;
-    if (rc != 0) {
-        int e = errno;
-        unlink(tmp);
-        errno = e;
-    }
-    free(tmp);
-    return rc;
+    struct report_writer w = {fn, res};
+    return fs_write_file_atomic(path, report_write, &w);
 }

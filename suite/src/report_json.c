@@ -18,19 +18,9 @@ static json_t *str_or_null(const char *s)
 static json_t *list_array(const char *list)
 {
     json_t *a = json_array();
-    const char *p = list ? list : "";
-    while (*p) {
-        while (*p == ',' || *p == ' ')
-            p++;
-        const char *e = p;
-        while (*e && *e != ',')
-            e++;
-        const char *t = e;
-        while (t > p && t[-1] == ' ')
-            t--;
-        if (t > p) json_array_append_new(a, json_stringn(p, (size_t)(t - p)));
-        p = e;
-    }
+    const char *cur = list, *item;
+    for (size_t n; (n = text_list_next(&cur, &item)) != 0;)
+        json_array_append_new(a, json_stringn(item, n));
     return a;
 }
 

@@ -55,19 +55,13 @@ bool case_is_transport(const struct case_def *d)
 
 static bool any_tag(const char *wanted, const char *tags)
 {
-    const char *p = wanted;
-    while (*p) {
-        while (*p == ',' || *p == ' ')
-            p++;
-        const char *e = p;
-        while (*e && *e != ',')
-            e++;
+    const char *cur = wanted, *it;
+    for (size_t n; (n = text_list_next(&cur, &it)) != 0;) {
         char item[64];
-        size_t l = (size_t)(e - p) < sizeof item - 1 ? (size_t)(e - p) : sizeof item - 1;
-        memcpy(item, p, l);
+        size_t l = n < sizeof item - 1 ? n : sizeof item - 1;
+        memcpy(item, it, l);
         item[l] = '\0';
-        if (l && text_list_has(tags, item)) return true;
-        p = e;
+        if (text_list_has(tags, item)) return true;
     }
     return false;
 }

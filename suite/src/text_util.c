@@ -145,23 +145,38 @@ void text_write_md_cell(FILE *f, const char *s)
     }
 }
 
-bool text_list_has(const char *list, const char *item)
+size_t text_list_next(const char **cursor, const char **item)
 {
-    if (!list || !item) return false;
-    size_t il = strlen(item);
-    const char *p = list;
-    while (*p) {
-        while (*p == ' ' || *p == ',')
+    const char *p = *cursor ? *cursor : "";
+    for (;;) {
+        while (*p == ',' || *p == ' ')
             p++;
+        if (!*p) break;
         const char *e = p;
         while (*e && *e != ',')
             e++;
         const char *t = e;
         while (t > p && t[-1] == ' ')
             t--;
-        if ((size_t)(t - p) == il && strncmp(p, item, il) == 0) return true;
+        *cursor = e;
+        if (t > p) {
+            *item = p;
+            return (size_t)(t - p);
+        }
         p = e;
     }
+    *cursor = p;
+    *item = p;
+    return 0;
+}
+
+bool text_list_has(const char *list, const char *item)
+{
+    if (!list || !item) return false;
+    size_t il = strlen(item);
+    const char *cur = list, *it;
+    for (size_t n; (n = text_list_next(&cur, &it)) != 0;)
+        if (n == il && strncmp(it, item, il) == 0) return true;
     return false;
 }
 
