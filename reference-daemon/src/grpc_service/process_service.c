@@ -67,6 +67,8 @@ int svc_launch(struct process_service *svc, const struct launch_spec *spec,
         .own_group = !fault_active("no-setpgid"),
         .merge_stderr = mode->merge_stderr,
         .outlive_daemon = fault_active("shutdown-no-kill") || fault_active("shutdown-no-sigkill"),
+        .pty_size_after_exec = fault_active("pty-size-after-exec"),
+        .setpgid_after_exec = fault_active("setpgid-after-exec"),
     };
     if (fault_active("pty-size-ignored")) {
         o.pty_cols = 80;
