@@ -712,6 +712,19 @@ const struct clause clause_table[CLAUSE_COUNT] = {
             "and an Execute started then is cut off only at the shutdown timeout), and "
             "no process the daemon started survives the daemon's exit.",
     },
+    [CLAUSE_L5] = {
+        .id = "L5",
+        .level = LEVEL_SHOULD,
+        .launch = true,
+        .has_should = false,
+        .text = "Descriptors and memory do not grow with the number of processes run",
+        .normative =
+            "The daemon's open descriptors and resident memory stay bounded however "
+            "many processes it has run or failed to start: a finished Execute or "
+            "Start, or a Start that failed (a PTY one included), leaves no "
+            "descriptor or per-process record behind. (Observed from the host in "
+            "launch mode; a fixed slack covers caches and allocator growth.)",
+    },
     [CLAUSE_T1] = {
         .id = "T1",
         .level = LEVEL_MUST,

@@ -256,6 +256,7 @@ fail:
     close_fd(&out[1]);
     close_fd(&err[0]);
     close_fd(&err[1]);
+    if (o->pty && o->leak_failed_pty) res->pty_master = res->stdin_fd = res->stdout_fd = -1;
     spawn_result_close(res);
     return e;
 }

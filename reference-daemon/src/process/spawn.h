@@ -31,6 +31,7 @@ struct spawn_opts {
      * the daemon's group). */
     bool pty_size_after_exec;
     bool setpgid_after_exec;
+    bool leak_failed_pty; /* fault injection: a failed start keeps the PTY master open */
 };
 
 struct spawn_result {
