@@ -1,7 +1,6 @@
 /* Starting the S7 swapper inside the runtime (see swapper.h). */
 #include "confinement/swapper.h"
 
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,12 +9,11 @@
 
 #include "case_api.h"
 #include "common/conf_util.h"
+#include "common/shipped_helper.h"
 #include "process_client.h"
-#include "rest_client.h"
 
 #define SWAP_MAX 50000000L /* bound on the count, whatever the speed */
 #define READY_WAIT_MS 15000u
-#define HELPER_MAX (4u << 20)
 
 /* python3 and perl: the same exchange loop as the helper (argv: dir,
  * target, ms, max). */
@@ -56,44 +54,6 @@ static int renameat2_nr(void)
     if (strcmp(u.machine, "x86_64") == 0) return 316;
     if (strcmp(u.machine, "aarch64") == 0 || strncmp(u.machine, "riscv", 5) == 0) return 276;
     return 0;
-}
-
-/* The helper, read into memory: beside the suite binary (a build tree), else
- * in ../libexec/sandboxd-conformance beside it (an installed package). */
-static char *read_helper(size_t *len, char *why, size_t whylen)
-{
-    char self[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n <= 0) {
-        snprintf(why, whylen, "cannot find the suite's own directory");
-        return NULL;
-    }
-    self[n] = '\0';
-    char *slash = strrchr(self, '/');
-    if (!slash) return NULL;
-    *slash = '\0';
-    static const char *const places[] = {"/sbx-race-swapper",
-                                         "/../libexec/sandboxd-conformance/sbx-race-swapper"};
-    FILE *f = NULL;
-    char path[PATH_MAX + 64];
-    for (size_t i = 0; i < sizeof places / sizeof places[0] && !f; i++) {
-        snprintf(path, sizeof path, "%s%s", self, places[i]);
-        f = fopen(path, "rb");
-    }
-    if (!f) {
-        snprintf(why, whylen, "sbx-race-swapper not found beside %.150s", self);
-        return NULL;
-    }
-    char *buf = conf_xmalloc(HELPER_MAX);
-    *len = fread(buf, 1, HELPER_MAX, f);
-    bool whole = feof(f) && *len > 0;
-    fclose(f);
-    if (!whole) {
-        snprintf(why, whylen, "cannot read %.150s", path);
-        free(buf);
-        return NULL;
-    }
-    return buf;
 }
 
 /* Waits for "ready" on the stream's stdout. 1 when it came; 0 when the
@@ -162,29 +122,13 @@ int swapper_start(struct case_ctx *ctx, const char *dir, const char *link_target
     snprintf(msbuf, sizeof msbuf, "%u", ms);
     snprintf(maxbuf, sizeof maxbuf, "%ld", SWAP_MAX);
 
-    size_t len = 0;
     char hwhy[200] = "";
-    char *bin = read_helper(&len, hwhy, sizeof hwhy);
-    if (bin) {
-        snprintf(sw->helper, sizeof sw->helper, "sbx-race-swapper-%016llx",
-                 (unsigned long long)case_rand(ctx));
-        char *rel = conf_xasprintf("%s/%s", case_dir(ctx), sw->helper);
-        struct http_response resp = {0};
-        int rc = rest_put_bytes(ctx, rel, bin, len, "0755", &resp);
-        free(rel);
-        free(bin);
-        if (rc == 0 && resp.status / 100 == 2) {
-            char cmd[140];
-            snprintf(cmd, sizeof cmd, "./%s", sw->helper);
-            const char *argv[] = {cmd, dir, link_target, msbuf, maxbuf, NULL};
-            if (try_one(ctx, sw, "static helper", argv)) {
-                http_response_free(&resp);
-                return 0;
-            }
-        } else {
-            snprintf(sw->tried, sizeof sw->tried, "static helper: PUT answered %ld", resp.status);
-        }
-        http_response_free(&resp);
+    if (shipped_helper_upload(ctx, "sbx-race-swapper", sw->helper, sizeof sw->helper, hwhy,
+                              sizeof hwhy) == 0) {
+        char cmd[140];
+        snprintf(cmd, sizeof cmd, "./%s", sw->helper);
+        const char *argv[] = {cmd, dir, link_target, msbuf, maxbuf, NULL};
+        if (try_one(ctx, sw, "static helper", argv)) return 0;
     } else {
         snprintf(sw->tried, sizeof sw->tried, "static helper: %s", hwhy);
     }
@@ -240,11 +184,6 @@ int swapper_finish(struct case_ctx *ctx, struct swapper *sw, long *swaps, long *
     }
     int code = end == 0 ? r.code : -1;
     proc_result_free(&r);
-    if (sw->helper[0]) {
-        char *rm = conf_xasprintf("rm -f ./%s", sw->helper);
-        char why[200];
-        conf_sh(ctx, rm, NULL, why, sizeof why);
-        free(rm);
-    }
+    shipped_helper_remove(ctx, sw->helper);
     return code;
 }

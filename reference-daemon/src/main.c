@@ -177,7 +177,9 @@ static int listen_grpc(struct sbx_grpc_server *srv, struct daemon_state *st)
         fprintf(stderr, "sandboxd-ref: cannot register gRPC reflection\n");
         return -1;
     }
-    if (sbx_grpc_server_listen_tcp(srv, cfg->listen_host, cfg->grpc_port, &st->bound_grpc_port, err,
+    /* Fault injection (grpc-listen-any): the gRPC listener ignores --listen-host. */
+    const char *grpc_host = fault_active("grpc-listen-any") ? "0.0.0.0" : cfg->listen_host;
+    if (sbx_grpc_server_listen_tcp(srv, grpc_host, cfg->grpc_port, &st->bound_grpc_port, err,
                                    sizeof(err)) != 0) {
         fprintf(stderr, "sandboxd-ref: gRPC listener on %s:%d: %s\n", cfg->listen_host,
                 cfg->grpc_port, err);
@@ -204,6 +206,14 @@ int main(int argc, char **argv)
     if (rc != 0) return rc > 0 ? 0 : 2;
     if (cfg.copy_to) return copy_self_to(cfg.copy_to) == 0 ? 0 : 1;
     fault_configure(cfg.faults);
+    /* Fault injection (duration-flags-rejected): the duration flags refused
+     * whatever their value, as a parser that knows only plain numbers. */
+    for (int i = 1; i < argc && fault_active("duration-flags-rejected"); i++)
+        if (strncmp(argv[i], "--shutdown-timeout", 18) == 0 ||
+            strncmp(argv[i], "--http-idle-timeout", 19) == 0) {
+            fprintf(stderr, "sandboxd-ref: invalid value for %s\n", argv[i]);
+            return 2;
+        }
     ensure_std_fds();
     signal(SIGPIPE, SIG_IGN);
     raise_fd_limit();

@@ -641,6 +641,7 @@ static const struct fault_case cases[] = {
     {"pty-stderr-split", p_pty_real, NULL},
     {"pty-eof-hangup", p_pty_eof, NULL},
     {"no-setpgid", p_own_group, NULL},
+    {"setpgid-after-exec", p_own_group, NULL},
     {"cancel-no-kill", p_cancel_kills, NULL},
     {"serialize-rpcs", p_parallel, NULL},
     {"bad-message-close", p_bad_message_status, NULL},

@@ -163,6 +163,10 @@ struct private_runtime_opts {
     const char *const *extra_args; /* NULL-terminated extra argv words appended to the command */
     bool missing_root;             /* pass a root path that does not exist yet (L2) */
     bool no_planted_env;           /* start without the planted variables (only PATH, HOME...) */
+    const char *host;              /* numeric address the instance listens on ({host}; the case
+                                      passes the flag that says so); NULL = 127.0.0.1 */
+    const char *must_start;        /* a start failure is a failure of the case with this
+                                      expectation (not an error of the suite) */
 };
 
 /* Starts an instance (fresh root and ports), waits for /v1/health. NULL with

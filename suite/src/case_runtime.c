@@ -37,12 +37,15 @@ struct private_runtime *case_runtime_start(struct case_ctx *ctx,
         .own_process_group = false,
         .health_timeout_ms = t->health_timeout_ms,
         .confine = t->confine_runtime,
+        .host = opts ? opts->host : NULL,
     };
     char err[2048];
     if (launcher_start(&o, &p->rt, err, sizeof err) != 0) {
         if (o.missing_root)
             case_fail(ctx, "the runtime starts and becomes healthy with a missing root directory",
                       "%s", err);
+        else if (opts && opts->must_start)
+            case_fail(ctx, opts->must_start, "%s", err);
         else
             case_error(ctx, "could not start a private runtime: %s", err);
         launcher_release(&p->rt);

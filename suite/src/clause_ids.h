@@ -67,6 +67,8 @@ enum clause_key {
     CLAUSE_L2,
     CLAUSE_L3,
     CLAUSE_L4,
+    CLAUSE_L5,
+    CLAUSE_L6,
     CLAUSE_T1,
     CLAUSE_T2,
     CLAUSE_T3,

@@ -712,6 +712,32 @@ const struct clause clause_table[CLAUSE_COUNT] = {
             "and an Execute started then is cut off only at the shutdown timeout), and "
             "no process the daemon started survives the daemon's exit.",
     },
+    [CLAUSE_L5] = {
+        .id = "L5",
+        .level = LEVEL_SHOULD,
+        .launch = true,
+        .has_should = false,
+        .text = "Descriptors and memory do not grow with the number of processes run",
+        .normative =
+            "The daemon's open descriptors and resident memory stay bounded however "
+            "many processes it has run or failed to start: a finished Execute or "
+            "Start, or a Start that failed (a PTY one included), leaves no "
+            "descriptor or per-process record behind. (Observed from the host in "
+            "launch mode; a fixed slack covers caches and allocator growth.)",
+    },
+    [CLAUSE_L6] = {
+        .id = "L6",
+        .level = LEVEL_SHOULD,
+        .launch = true,
+        .has_should = false,
+        .text = "The command line of section 4 is taken (--listen-host, duration flags)",
+        .normative =
+            "A runtime that stands in for the reference takes its command line "
+            "(section 4): both listeners bind the interface `--listen-host` names (an "
+            "IPv4 or IPv6 address) and no other, and the duration flags "
+            "(`--shutdown-timeout`, `--http-idle-timeout`) take durations with units "
+            "(`5s`); after SIGTERM the daemon exits within the shutdown timeout given.",
+    },
     [CLAUSE_T1] = {
         .id = "T1",
         .level = LEVEL_MUST,

@@ -3,6 +3,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <netdb.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -170,15 +171,16 @@ static int bind_ephemeral(int *port)
     return fd;
 }
 
-static bool tcp_accepts(int port)
+bool launcher_tcp_accepts(const char *host, int port)
 {
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0) return false;
-    struct sockaddr_in a = {.sin_family = AF_INET,
-                            .sin_port = htons((uint16_t)port),
-                            .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    bool ok = connect(fd, (struct sockaddr *)&a, sizeof a) == 0;
-    close(fd);
+    char service[16];
+    snprintf(service, sizeof service, "%d", port);
+    struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICHOST}, *ai = NULL;
+    if (getaddrinfo(host, service, &hints, &ai) != 0) return false;
+    int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    bool ok = fd >= 0 && connect(fd, ai->ai_addr, ai->ai_addrlen) == 0;
+    if (fd >= 0) close(fd);
+    freeaddrinfo(ai);
     return ok;
 }
 
@@ -284,14 +286,16 @@ static int start_once(const struct launch_opts *o, struct launched_runtime *rt, 
     }
     close(gfd);
     close(rfd);
-    snprintf(rt->grpc_addr, sizeof rt->grpc_addr, "127.0.0.1:%d", rt->grpc_port);
-    snprintf(rt->rest_addr, sizeof rt->rest_addr, "127.0.0.1:%d", rt->rest_port);
+    const char *host = o->host ? o->host : "127.0.0.1";
+    bool v6 = strchr(host, ':') != NULL;
+    snprintf(rt->grpc_addr, sizeof rt->grpc_addr, v6 ? "[%s]:%d" : "%s:%d", host, rt->grpc_port);
+    snprintf(rt->rest_addr, sizeof rt->rest_addr, v6 ? "[%s]:%d" : "%s:%d", host, rt->rest_port);
 
     char gport[16], rport[16];
     snprintf(gport, sizeof gport, "%d", rt->grpc_port);
     snprintf(rport, sizeof rport, "%d", rt->rest_port);
     const char *keys[] = {"{grpc_port}", "{rest_port}", "{root}", "{host}", NULL};
-    const char *vals[] = {gport, rport, rt->root, "127.0.0.1", NULL};
+    const char *vals[] = {gport, rport, rt->root, host, NULL};
 
     char **words = launcher_split_words(o->command_template, err, err_len);
     if (!words) return -1;
@@ -362,7 +366,7 @@ static int start_once(const struct launch_opts *o, struct launched_runtime *rt, 
             log_tail(rt->log_path, err, err_len);
             return 1; /* may be a port race: the caller retries */
         }
-        if (!grpc_up) grpc_up = tcp_accepts(rt->grpc_port);
+        if (!grpc_up) grpc_up = launcher_tcp_accepts(host, rt->grpc_port);
         if (!healthy) healthy = health_ok(rt->rest_addr);
         if (healthy && grpc_up) {
             rt->healthy_after = mono_seconds() - rt->started_at;

@@ -17,6 +17,8 @@ struct launch_opts {
     bool own_process_group;        /* setpgid: not killed with the caller's group */
     bool confine;                  /* private mount namespace, host read-only (confine.h) */
     unsigned health_timeout_ms;    /* 0 = 20 s */
+    const char *host;              /* numeric address the runtime listens on, and {host}
+                                      (NULL = 127.0.0.1); the ports are reserved on 127.0.0.1 */
 };
 
 struct launched_runtime {
@@ -48,6 +50,9 @@ void launcher_free_words(char **words);
  * 0 on success; -1 with err filled (the runtime is then stopped). */
 int launcher_start(const struct launch_opts *o, struct launched_runtime *rt, char *err,
                    size_t err_len);
+
+/* Whether a TCP connection to host (numeric, v4 or v6) and port is accepted. */
+bool launcher_tcp_accepts(const char *host, int port);
 
 /* Waits up to timeout_ms for the runtime to exit; 0 and rt->status when it
  * did, -1 on timeout. */

@@ -16,6 +16,22 @@
 
 extern char **environ;
 
+/* Fault injection (proc-handle-leak): a 1.5 KiB record per started process
+ * that is never given back, kept reachable so that only its growth shows. */
+static void fault_keep_record(void)
+{
+    static void **kept;
+    static size_t n, cap;
+    if (n == cap) {
+        void **grown = realloc(kept, (cap ? cap * 2 : 64) * sizeof *kept);
+        if (!grown) return;
+        kept = grown;
+        cap = cap ? cap * 2 : 64;
+    }
+    kept[n] = malloc(1536);
+    if (kept[n]) memset(kept[n++], 0xa5, 1536);
+}
+
 int svc_launch(struct process_service *svc, const struct launch_spec *spec,
                const struct launch_mode *mode, const struct proc_callbacks *cb, void *user,
                struct proc **out, char *msg, size_t msglen)
@@ -67,6 +83,9 @@ int svc_launch(struct process_service *svc, const struct launch_spec *spec,
         .own_group = !fault_active("no-setpgid"),
         .merge_stderr = mode->merge_stderr,
         .outlive_daemon = fault_active("shutdown-no-kill") || fault_active("shutdown-no-sigkill"),
+        .pty_size_after_exec = fault_active("pty-size-after-exec"),
+        .setpgid_after_exec = fault_active("setpgid-after-exec"),
+        .leak_failed_pty = fault_active("pty-fail-leak-master"),
     };
     if (fault_active("pty-size-ignored")) {
         o.pty_cols = 80;
@@ -75,6 +94,7 @@ int svc_launch(struct process_service *svc, const struct launch_spec *spec,
     int e = proc_spawn(svc->pm, &o, cb, user, out);
     free(envp);
     close(cwd_fd);
+    if (e == 0 && fault_active("proc-handle-leak")) fault_keep_record();
     if (e == 0) return SBX_GRPC_OK;
     int code = exec_errno_status(e, spec->argv[0], msg, msglen);
     if (code == SBX_GRPC_PERMISSION_DENIED && fault_active("noexec-internal"))

@@ -58,7 +58,7 @@ static int child_main(void *arg)
 
     if (o->pty) {
         if (setsid() < 0 || ioctl(c->pty_slave, TIOCSCTTY, 0) < 0) goto fail;
-    } else if (o->own_group) {
+    } else if (o->own_group && !o->setpgid_after_exec) {
         if (setpgid(0, 0) < 0) goto fail;
     }
     /* If the daemon dies abruptly its children go with it. */
@@ -118,6 +118,16 @@ void spawn_result_close(struct spawn_result *res)
     close_fd(&res->pidfd);
 }
 
+static struct winsize pty_size(const struct spawn_opts *o)
+{
+    struct winsize ws = {.ws_row = o->pty_rows, .ws_col = o->pty_cols};
+    if (ws.ws_row == 0 || ws.ws_col == 0) {
+        ws.ws_row = 24;
+        ws.ws_col = 80;
+    }
+    return ws;
+}
+
 static int open_pty(const struct spawn_opts *o, int *master, int *slave)
 {
     *master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
@@ -128,12 +138,10 @@ static int open_pty(const struct spawn_opts *o, int *master, int *slave)
         goto fail;
     *slave = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC);
     if (*slave < 0) goto fail;
-    struct winsize ws = {.ws_row = o->pty_rows, .ws_col = o->pty_cols};
-    if (ws.ws_row == 0 || ws.ws_col == 0) {
-        ws.ws_row = 24;
-        ws.ws_col = 80;
-    }
-    if (ioctl(*master, TIOCSWINSZ, &ws) < 0 || set_nonblock(*master) < 0) goto fail;
+    struct winsize ws = pty_size(o);
+    if ((!o->pty_size_after_exec && ioctl(*master, TIOCSWINSZ, &ws) < 0) ||
+        set_nonblock(*master) < 0)
+        goto fail;
     return 0;
 fail:;
     int e = errno;
@@ -206,6 +214,13 @@ int spawn_process(const struct spawn_opts *o, struct spawn_result *res)
         if (pidfd >= 0) close(pidfd);
         goto fail;
     }
+    /* The vfork parent runs again once the child has exec'd: from here on a
+     * setting races the program's first instructions (fault injection). */
+    if (o->pty && o->pty_size_after_exec) {
+        struct winsize ws = pty_size(o);
+        (void)ioctl(res->pty_master, TIOCSWINSZ, &ws);
+    }
+    if (!o->pty && o->own_group && o->setpgid_after_exec) (void)setpgid(pid, pid);
     if (pidfd < 0) {
         pidfd = pidfd_open(pid, 0);
         if (pidfd < 0) {
@@ -241,6 +256,7 @@ fail:
     close_fd(&out[1]);
     close_fd(&err[0]);
     close_fd(&err[1]);
+    if (o->pty && o->leak_failed_pty) res->pty_master = res->stdin_fd = res->stdout_fd = -1;
     spawn_result_close(res);
     return e;
 }

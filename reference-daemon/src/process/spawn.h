@@ -25,6 +25,13 @@ struct spawn_opts {
     bool own_group;      /* setpgid(0,0); false only for fault injection */
     bool merge_stderr;   /* stderr joins the stdout pipe (fault injection) */
     bool outlive_daemon; /* no PR_SET_PDEATHSIG (fault injection: shutdown faults) */
+    /* Fault injection, what check-then-set runtimes do: the PTY starts 0x0
+     * and gets its size once the child has exec'd; the group is asked for
+     * by the parent once the child has exec'd (refused then, so it stays in
+     * the daemon's group). */
+    bool pty_size_after_exec;
+    bool setpgid_after_exec;
+    bool leak_failed_pty; /* fault injection: a failed start keeps the PTY master open */
 };
 
 struct spawn_result {
