@@ -3,20 +3,31 @@
 /* Fault injection, compiled only into the test build `sandboxd-ref-faulty`.
  * Each fault makes the daemon break one contract clause on purpose, so the
  * suite's tests can prove that a case fails against that broken behaviour.
+ * Faults are named by the enum below, generated from the one table
+ * (../faults/fault_table.def): a misspelt fault does not compile.
  * In the real daemon fault_active() is a constant false and folds away. */
 #include <stdbool.h>
 
+enum sbx_fault {
+#define SBX_FAULT(id, name, section, clauses, what) FAULT_##id,
+#include "../faults/fault_table.def"
+    SBX_FAULT_COUNT
+};
+
 #ifdef SBX_FAULTS
+/* Turns on the faults of a comma-separated list of names (NULL or "" turns
+ * all off). An unknown name, or a host-destroying fault outside a throwaway
+ * host view, prints why to stderr and exits with status 2. */
 void fault_configure(const char *comma_separated_names);
-bool fault_active(const char *name);
+bool fault_active(enum sbx_fault fault);
 #else
 static inline void fault_configure(const char *names)
 {
     (void)names;
 }
-static inline bool fault_active(const char *name)
+static inline bool fault_active(enum sbx_fault fault)
 {
-    (void)name;
+    (void)fault;
     return false;
 }
 #endif

@@ -65,9 +65,9 @@ static int classify_target(struct fs_atomic_file *w, int root_fd, const char *pa
 
 static int create_temp(struct fs_atomic_file *w)
 {
-    if (fault_active("put-in-place") || fault_active("put-no-truncate")) {
+    if (fault_active(FAULT_PUT_IN_PLACE) || fault_active(FAULT_PUT_NO_TRUNCATE)) {
         w->in_place = 1;
-        int trunc = fault_active("put-no-truncate") ? 0 : O_TRUNC;
+        int trunc = fault_active(FAULT_PUT_NO_TRUNCATE) ? 0 : O_TRUNC;
         w->fd =
             openat(w->dir_fd, w->name, O_WRONLY | O_CREAT | trunc | O_NOFOLLOW | O_CLOEXEC, 0600);
     } else {
@@ -138,7 +138,7 @@ int fs_atomic_write(struct fs_atomic_file *w, const void *buf, size_t len)
 
 int fs_atomic_commit(struct fs_atomic_file *w, mode_t mode)
 {
-    if (fault_active("put-umask")) mode &= (mode_t)~022;
+    if (fault_active(FAULT_PUT_UMASK)) mode &= (mode_t)~022;
     int rc = 0;
     if (fchmod(w->fd, mode) != 0 || fsync(w->fd) != 0) rc = -1;
     int e = errno;
@@ -150,7 +150,7 @@ int fs_atomic_commit(struct fs_atomic_file *w, mode_t mode)
     }
     if (rc == 0) {
         w->tmp[0] = '\0'; /* renamed: nothing left to remove */
-        if (fault_active("put-leave-temp")) {
+        if (fault_active(FAULT_PUT_LEAVE_TEMP)) {
             int fd = openat(w->dir_fd, TMP_PREFIX "stray", O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
             if (fd >= 0) close(fd);
         }

@@ -32,7 +32,7 @@ static int by_name_casefold(const void *a, const void *b)
 static int stat_link_target(int root_fd, int dir_fd, const char *rel, const char *name,
                             struct stat *sb)
 {
-    if (fault_active("list-reveal-outside")) return fstatat(dir_fd, name, sb, 0) == 0 ? 0 : -1;
+    if (fault_active(FAULT_LIST_REVEAL_OUTSIDE)) return fstatat(dir_fd, name, sb, 0) == 0 ? 0 : -1;
     char path[FS_PATH_MAX + 2];
     int pl = snprintf(path, sizeof path, "%s%s%s", rel, *rel ? "/" : "", name);
     if (pl < 0 || (size_t)pl > FS_PATH_MAX) return -1;
@@ -60,7 +60,7 @@ int fs_list_dir(int root_fd, int dir_fd, const char *rel, struct fs_entry **out,
     struct dirent *e;
     while (rc == 0 && (errno = 0, e = readdir(d)) != NULL) {
         if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
-        if (e->d_name[0] == '.' && fault_active("list-skip-dotfiles")) continue;
+        if (e->d_name[0] == '.' && fault_active(FAULT_LIST_SKIP_DOTFILES)) continue;
         struct stat sb;
         if (fstatat(dirfd(d), e->d_name, &sb, AT_SYMLINK_NOFOLLOW) != 0)
             continue; /* removed meanwhile */
@@ -85,7 +85,7 @@ int fs_list_dir(int root_fd, int dir_fd, const char *rel, struct fs_entry **out,
         v[n].is_dir = S_ISDIR(sb.st_mode);
         v[n].is_link = is_link;
         v[n].mode = sb.st_mode & 07777;
-        v[n].mtime = fault_active("list-time-ctime") ? sb.st_ctim : sb.st_mtim;
+        v[n].mtime = fault_active(FAULT_LIST_TIME_CTIME) ? sb.st_ctim : sb.st_mtim;
         n++;
     }
     closedir(d);
@@ -93,8 +93,8 @@ int fs_list_dir(int root_fd, int dir_fd, const char *rel, struct fs_entry **out,
         fs_entries_free(v, n);
         return rc;
     }
-    qsort(v, n, sizeof(*v), fault_active("variant-list-casefold") ? by_name_casefold : by_name);
-    if (fault_active("list-unsorted")) {
+    qsort(v, n, sizeof(*v), fault_active(FAULT_VARIANT_LIST_CASEFOLD) ? by_name_casefold : by_name);
+    if (fault_active(FAULT_LIST_UNSORTED)) {
         for (size_t i = 0; i < n / 2; i++) {
             struct fs_entry t = v[i];
             v[i] = v[n - 1 - i];

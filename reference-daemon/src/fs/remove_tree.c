@@ -35,7 +35,7 @@ static int remove_at(int dir_fd, const char *name, int recursive, int depth)
 {
     struct stat sb;
     if (fstatat(dir_fd, name, &sb, AT_SYMLINK_NOFOLLOW) != 0) return map_errno(errno);
-    if (recursive && S_ISLNK(sb.st_mode) && fault_active("delete-recursive-follow")) {
+    if (recursive && S_ISLNK(sb.st_mode) && fault_active(FAULT_DELETE_RECURSIVE_FOLLOW)) {
         /* The fault: a link to a directory is entered and emptied. */
         int lfd = openat(dir_fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (lfd >= 0) {

@@ -99,8 +99,8 @@ static enum MHD_Result route(struct rest_request *rq, struct MHD_Connection *c, 
 {
     size_t plen = strlen(FILES_PREFIX);
     bool is_put = strcmp(method, MHD_HTTP_METHOD_PUT) == 0;
-    if ((fault_active("sweep-rest-500") && strcmp(url, "/v1/health") != 0) ||
-        (fault_active("sweep-put-500") && is_put)) {
+    if ((fault_active(FAULT_SWEEP_REST_500) && strcmp(url, "/v1/health") != 0) ||
+        (fault_active(FAULT_SWEEP_PUT_500) && is_put)) {
         rq->started = true;
         rq->responded = true;
         return rest_reply_error(c, 500, "internal error");
@@ -115,7 +115,7 @@ static enum MHD_Result route(struct rest_request *rq, struct MHD_Connection *c, 
         return get ? probe_health(rq, c) : rest_reply_405(c, "GET, HEAD");
     if (strcmp(url, "/v1/metadata") == 0)
         return get ? probe_metadata(rq, c) : rest_reply_405(c, "GET, HEAD");
-    if (fault_active("unknown-route-200")) return rest_reply_json(c, 200, json_object());
+    if (fault_active(FAULT_UNKNOWN_ROUTE_200)) return rest_reply_json(c, 200, json_object());
     return rest_reply_error(c, 404, "no such route");
 }
 
@@ -140,7 +140,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
             rq->responded = true;
             return refused;
         }
-        if (fault_active("serialize-requests")) {
+        if (fault_active(FAULT_SERIALIZE_REQUESTS)) {
             pthread_once(&serial_once, serial_init);
             while (sem_wait(&serial_lock) != 0 && errno == EINTR)
                 ;

@@ -68,7 +68,7 @@ static enum MHD_Result add_arg(void *cls, enum MHD_ValueKind kind, const char *k
 
 bool variant_redirect_unclean(struct MHD_Connection *c, const char *raw_rest, enum MHD_Result *ret)
 {
-    if (!fault_active("variant-redirect-dotdot")) return false;
+    if (!fault_active(FAULT_VARIANT_REDIRECT_DOTDOT)) return false;
     char *clean = malloc(strlen(raw_rest) + 2);
     if (!clean) return false;
     clean_path(raw_rest, clean);
