@@ -112,6 +112,14 @@ static size_t grpc_connection_cap(unsigned wanted)
     return share < wanted ? (size_t)share : wanted;
 }
 
+/* Fault unknown-method-internal: unregistered paths answer INTERNAL. */
+static int unknown_method_internal(const char *path, void *user)
+{
+    (void)path;
+    (void)user;
+    return SBX_GRPC_INTERNAL;
+}
+
 static struct sbx_grpc_server *start_grpc(uv_loop_t *loop, struct daemon_state *st)
 {
     const struct daemon_config *cfg = st->cfg;
@@ -120,13 +128,12 @@ static struct sbx_grpc_server *start_grpc(uv_loop_t *loop, struct daemon_state *
                                   : fault_active(FAULT_VARIANT_MAX_STREAMS_100) ? 100
                                                                                 : GRPC_MAX_STREAMS,
         .unknown_method_status =
-            fault_active(FAULT_UNKNOWN_METHOD_INTERNAL) ? SBX_GRPC_INTERNAL : 0,
-        .legal_variants =
-            (fault_active(FAULT_VARIANT_ERRORS_WITH_HEADERS) ? SBX_GRPC_VARIANT_ERROR_HEADERS : 0) |
-            (fault_active(FAULT_VARIANT_NO_GRPC_MESSAGE) ? SBX_GRPC_VARIANT_NO_MESSAGE : 0) |
-            (fault_active(FAULT_VARIANT_CONTENT_TYPE_PROTO) ? SBX_GRPC_VARIANT_PROTO_CONTENT_TYPE
-                                                            : 0) |
-            (fault_active(FAULT_VARIANT_DEADLINE_RST) ? SBX_GRPC_VARIANT_DEADLINE_RESET : 0),
+            fault_active(FAULT_UNKNOWN_METHOD_INTERNAL) ? unknown_method_internal : NULL,
+        .never_trailers_only = fault_active(FAULT_VARIANT_ERRORS_WITH_HEADERS),
+        .omit_status_message = fault_active(FAULT_VARIANT_NO_GRPC_MESSAGE),
+        .content_type =
+            fault_active(FAULT_VARIANT_CONTENT_TYPE_PROTO) ? "application/grpc+proto" : NULL,
+        .deadline_resets_stream = fault_active(FAULT_VARIANT_DEADLINE_RST),
         .max_connections = grpc_connection_cap(cfg->grpc_max_connections),
         .handshake_timeout_ms = (unsigned)cfg->grpc_handshake_timeout_ms,
         .idle_timeout_ms = (unsigned)cfg->grpc_idle_timeout_ms,
