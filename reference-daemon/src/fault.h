@@ -14,7 +14,13 @@ enum sbx_fault {
     SBX_FAULT_COUNT
 };
 
-#ifdef SBX_FAULTS
+#if defined(SBX_FAULT_FREE_SOURCE)
+/* A module's shared sources are compiled once, without SBX_FAULTS, into both
+ * daemons: a fault switch there would never turn on. List the source among
+ * its module's SWITCHED sources (reference-daemon/CMakeLists.txt). */
+#define fault_active(fault) (sizeof(struct fault_switch_in_a_shared_source) != 0)
+#define fault_configure(names) (sizeof(struct fault_switch_in_a_shared_source) != 0)
+#elif defined(SBX_FAULTS)
 /* Turns on the faults of a comma-separated list of names (NULL or "" turns
  * all off). An unknown name, or a host-destroying fault outside a throwaway
  * host view, prints why to stderr and exits with status 2. */
