@@ -78,7 +78,6 @@ static int fault_follow_dangling(struct rest_request *rq)
     if (lstat(host, &sb) != 0 || !S_ISLNK(sb.st_mode) || stat(host, &sb) == 0) return 0;
     memset(&rq->file, 0, sizeof(rq->file));
     rq->file.dir_fd = -1;
-    rq->file.in_place = 1;
     rq->file.fd = open(host, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     return rq->file.fd >= 0 ? 1 : 0;
 }
