@@ -13,7 +13,7 @@
 #include "fault.h"
 #include "fs/remove_tree.h"
 #include "fs/resolve.h"
-#include "rest/fault_paths.h"
+#include "rest/rest_behaviour.h"
 #include "rest/http_response.h"
 #include "rest/request.h"
 #include "rest/request_params.h"
@@ -78,9 +78,7 @@ enum MHD_Result files_delete(struct rest_request *rq, struct MHD_Connection *c)
     }
 
     char name[FS_NAME_MAX + 1];
-    int pfd = fault_open_parent(rq->st, rq->path, 0, name, sizeof(name));
-    if (pfd == FAULT_PATH_UNUSED)
-        pfd = fs_open_parent(rq->st->root_fd, rq->path, 0, name, sizeof(name));
+    int pfd = rest_behaviour->open_parent(rq->st, rq->path, name, sizeof(name));
     if (pfd < 0) {
         if (pfd == FS_NOTFOUND && fault_active(FAULT_DELETE_ABSENT_204))
             return rest_reply_empty(c, 204);

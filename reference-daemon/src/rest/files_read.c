@@ -15,11 +15,10 @@
 #include <jansson.h>
 
 #include "fault.h"
-#include "rest/fault_head_body.h"
 #include "fs/listing.h"
 #include "fs/resolve.h"
 #include "rest/byte_range.h"
-#include "rest/fault_paths.h"
+#include "rest/rest_behaviour.h"
 #include "rest/http_response.h"
 #include "rest/json_text.h"
 #include "rest/request.h"
@@ -229,8 +228,7 @@ enum MHD_Result files_get(struct rest_request *rq, struct MHD_Connection *c, boo
     int flags = O_RDONLY | O_NOCTTY | (fault_active(FAULT_FIFO_BLOCK) ? 0 : O_NONBLOCK);
     if (fault_active(FAULT_LIST_ROOT_404) && rq->path[0] == '\0')
         return rest_reply_error(c, 404, "no such file or directory");
-    int fd = fault_open_path(rq->st, rq->path, flags);
-    if (fd == FAULT_PATH_UNUSED) fd = fs_open_beneath(rq->st->root_fd, rq->path, flags, 0);
+    int fd = rest_behaviour->open_path(rq->st, rq->path, flags);
     if (fd < 0) {
         if (head && fault_active(FAULT_HEAD_ABSENT_200) && fd == FS_NOTFOUND)
             return rest_reply_empty(c, 200);
@@ -250,6 +248,6 @@ enum MHD_Result files_get(struct rest_request *rq, struct MHD_Connection *c, boo
         close(fd);
         return rest_reply_error(c, 404, "no such file or directory");
     }
-    if (head && fault_active(FAULT_HEAD_SENDS_BODY)) fault_head_body_keep(rq, fd);
+    if (head) rest_behaviour->head_answered(rq, fd);
     return serve_file(rq, c, fd, &sb);
 }

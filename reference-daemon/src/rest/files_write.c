@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "fault.h"
-#include "rest/fault_paths.h"
+#include "rest/rest_behaviour.h"
 #include "rest/http_response.h"
 #include "rest/multipart.h"
 #include "rest/request.h"
@@ -129,16 +129,7 @@ static enum MHD_Result begin(struct rest_request *rq, struct MHD_Connection *c)
         return rest_reply_error(c, 409, "the path is a symbolic link");
     if (fault_active(FAULT_PUT_REPLACE_LINK)) fault_put_is_link(rq, true);
     bool parents = !fault_active(FAULT_PUT_NO_PARENTS);
-    char name[FS_NAME_MAX + 1];
-    int pfd = fault_open_parent(rq->st, rq->path, parents, name, sizeof(name));
-    int rc;
-    if (pfd == FAULT_PATH_UNUSED) {
-        rc = fs_atomic_begin(&rq->file, rq->st->root_fd, rq->path, parents);
-    } else if (pfd < 0) {
-        rc = pfd;
-    } else {
-        rc = fs_atomic_begin_in(&rq->file, pfd, name);
-    }
+    int rc = rest_behaviour->begin_write(&rq->file, rq->st, rq->path, parents);
     if (rc == FS_INVALID) {
         char norm[FS_PATH_MAX + 1];
         if (fs_path_normalize(rq->path, norm, sizeof(norm)) == 0 && norm[0] == '\0')

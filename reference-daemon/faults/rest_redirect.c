@@ -1,5 +1,5 @@
-/* Go-style redirect of unclean /v1/files paths (see variant_redirect.h). */
-#include "rest/variant_redirect.h"
+/* Go-style redirect of unclean /v1/files paths (see rest_redirect.h). */
+#include "rest_redirect.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -13,7 +13,7 @@ static const struct {
     enum fault_section section;
 } table[SBX_FAULT_COUNT] = {
 #define SBX_FAULT(id, name, section, clauses, what) [FAULT_##id] = {name, section},
-#include "../faults/fault_table.def"
+#include "fault_table.def"
 };
 
 /* Faults that remove the host's files when the suite is unsafe (section

@@ -1,6 +1,6 @@
 /* Deliberately unsafe path resolution for the fault build (see
- * fault_paths.h). */
-#include "rest/fault_paths.h"
+ * rest_paths.h). */
+#include "rest_paths.h"
 
 #include <errno.h>
 #include <stdbool.h>
