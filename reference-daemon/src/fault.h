@@ -26,6 +26,12 @@ enum sbx_fault {
  * host view, prints why to stderr and exits with status 2. */
 void fault_configure(const char *comma_separated_names);
 bool fault_active(enum sbx_fault fault);
+
+struct proc;
+/* shutdown-execute-leader-only (faults/process_faults.c): once the shutdown
+ * began, signals to p's group reach its leader only, and the orphans the
+ * daemon adopted are not killed at its exit. */
+void fault_spare_group(const struct proc *p);
 #else
 static inline void fault_configure(const char *names)
 {

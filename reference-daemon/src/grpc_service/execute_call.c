@@ -184,10 +184,12 @@ static bool launch(struct exec_call *c, Process__V1__ExecuteRequest *req)
             };
             code = svc_launch(c->svc, &spec, &mode, &callbacks, c, &c->p, err, sizeof(err));
             launch_spec_free(&spec);
-            /* shutdown-execute-leader-only (fault injection): the shutdown
-             * kills the Execute's direct child and spares its group. */
+#ifdef SBX_FAULTS
+            /* shutdown-execute-leader-only: the shutdown kills the Execute's
+             * direct child and spares its group (faults/process_faults.c). */
             if (code == SBX_GRPC_OK && fault_active(FAULT_SHUTDOWN_EXECUTE_LEADER_ONLY))
-                proc_fault_spare_group(c->p);
+                fault_spare_group(c->p);
+#endif
         }
     }
     if (code == SBX_GRPC_OK) return true;
