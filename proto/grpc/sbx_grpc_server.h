@@ -49,23 +49,21 @@ struct sbx_grpc_server_opts {
     unsigned idle_timeout_ms;      /* no open stream this long: GOAWAY, then close */
     unsigned request_timeout_ms;   /* a unary or server-streaming request must be complete
                                       this long after its headers, else RST (CANCEL) */
-    int unknown_method_status;     /* grpc-status for unregistered paths; 0 = UNIMPLEMENTED
-                                      (other values only to emulate broken servers in tests) */
-    unsigned legal_variants;       /* SBX_GRPC_VARIANT_* bits; 0 = none */
+    /* Response encodings the gRPC protocol leaves to the server; all off /
+       NULL is this library's choice. */
+    const char *content_type;    /* NULL = "application/grpc"; a "application/grpc+..."
+                                    literal, or a string that outlives the server */
+    bool omit_status_message;    /* never send grpc-message */
+    bool never_trailers_only;    /* a handler's status with no message before it goes out
+                                    as response headers, then trailers */
+    bool deadline_resets_stream; /* an expired grpc-timeout resets the stream (RST_STREAM
+                                    CANCEL, as grpc-go servers do) instead of sending
+                                    DEADLINE_EXCEEDED */
+    /* The status a call to an unregistered path is answered with; NULL =
+       UNIMPLEMENTED. Called on the loop with the request path ("" if none). */
+    int (*unknown_method_status)(const char *path, void *user);
+    void *unknown_method_user;
 };
-
-/* Other encodings the gRPC protocol allows, so tests can show that a client
- * tolerates them (sbx_grpc_server_opts.legal_variants):
- * ERROR_HEADERS: a status with no message before it goes out as response
- *   headers, then trailers (never as a trailers-only response);
- * NO_MESSAGE: no grpc-message in any status;
- * PROTO_CONTENT_TYPE: content-type application/grpc+proto;
- * DEADLINE_RESET: an expired grpc-timeout resets the stream (RST_STREAM
- *   CANCEL, as grpc-go servers do) instead of sending DEADLINE_EXCEEDED. */
-#define SBX_GRPC_VARIANT_ERROR_HEADERS 1u
-#define SBX_GRPC_VARIANT_NO_MESSAGE 2u
-#define SBX_GRPC_VARIANT_PROTO_CONTENT_TYPE 4u
-#define SBX_GRPC_VARIANT_DEADLINE_RESET 8u
 
 enum sbx_grpc_method_kind {
     SBX_GRPC_METHOD_UNARY = 0,        /* one request message, one response message */

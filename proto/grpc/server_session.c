@@ -219,15 +219,9 @@ static void nv_add(nghttp2_nv *nv, size_t *n, const char *name, const char *valu
 static ssize_t read_response(nghttp2_session *s, int32_t id, uint8_t *buf, size_t length,
                              uint32_t *flags, nghttp2_data_source *src, void *user);
 
-static bool has_variant(const struct sbx_grpc_server_call *call, unsigned variant)
-{
-    return (call->srv->opts.legal_variants & variant) != 0;
-}
-
 static const char *response_content_type(const struct sbx_grpc_server_call *call)
 {
-    return has_variant(call, SBX_GRPC_VARIANT_PROTO_CONTENT_TYPE) ? "application/grpc+proto"
-                                                                  : "application/grpc";
+    return call->srv->opts.content_type ? call->srv->opts.content_type : "application/grpc";
 }
 
 /* Builds and submits the status: trailers, or a trailers-only response. */
@@ -238,7 +232,7 @@ static void submit_status(struct sbx_grpc_server_call *call, int code, const cha
     call->status_submitted = true;
     char codebuf[16];
     snprintf(codebuf, sizeof codebuf, "%d", code);
-    if (has_variant(call, SBX_GRPC_VARIANT_NO_MESSAGE)) message = NULL;
+    if (call->srv->opts.omit_status_message) message = NULL;
     char *enc = (message && *message) ? sbx_grpc_percent_encode(message, strlen(message)) : NULL;
     nghttp2_nv *nv = calloc(4 + call->n_md, sizeof *nv);
     if (!nv) {
@@ -496,8 +490,10 @@ static void request_headers_done(struct sbx_grpc_server_call *call)
     if (!call->method) {
         char msg[300];
         snprintf(msg, sizeof msg, "unknown method %.256s", call->path ? call->path : "(none)");
-        int code = c->srv->opts.unknown_method_status ? c->srv->opts.unknown_method_status
-                                                      : SBX_GRPC_UNIMPLEMENTED;
+        int code = c->srv->opts.unknown_method_status
+                       ? c->srv->opts.unknown_method_status(call->path ? call->path : "",
+                                                            c->srv->opts.unknown_method_user)
+                       : SBX_GRPC_UNIMPLEMENTED;
         library_status(call, code, msg, SBX_GRPC_CANCEL_PROTOCOL);
     }
 }
@@ -826,7 +822,7 @@ void sconn_expire(struct sconn *c, int64_t now_ms)
         if (call->deadline_ms && call->deadline_ms <= now_ms && call->stream_attached &&
             !call->status_submitted) {
             call->deadline_ms = 0;
-            if (has_variant(call, SBX_GRPC_VARIANT_DEADLINE_RESET)) {
+            if (call->srv->opts.deadline_resets_stream) {
                 /* Nothing more goes out on the stream: no status, a reset. */
                 call->rejected = true;
                 call->status_submitted = true;
@@ -1015,7 +1011,7 @@ void sbx_grpc_server_call_finish(struct sbx_grpc_server_call *call, int code, co
     if (!call || call->handler_done) return;
     if (call->conn && call->stream_attached && !call->cancelled && !call->status_submitted &&
         !call->rejected) {
-        if (!call->headers_sent && has_variant(call, SBX_GRPC_VARIANT_ERROR_HEADERS))
+        if (!call->headers_sent && call->srv->opts.never_trailers_only)
             ensure_headers(call); /* then the status follows as trailers */
         if (!call->headers_sent) {
             submit_status(call, code, message);

@@ -77,7 +77,7 @@ static int open_root(const struct daemon_config *cfg, char *root_abs)
 {
     struct stat sb;
     if (stat(cfg->root_dir, &sb) != 0) {
-        if (fault_active("no-create-root")) {
+        if (fault_active(FAULT_NO_CREATE_ROOT)) {
             fprintf(stderr, "sandboxd-ref: root directory %s does not exist\n", cfg->root_dir);
             return -1;
         }
@@ -112,19 +112,28 @@ static size_t grpc_connection_cap(unsigned wanted)
     return share < wanted ? (size_t)share : wanted;
 }
 
+/* Fault unknown-method-internal: unregistered paths answer INTERNAL. */
+static int unknown_method_internal(const char *path, void *user)
+{
+    (void)path;
+    (void)user;
+    return SBX_GRPC_INTERNAL;
+}
+
 static struct sbx_grpc_server *start_grpc(uv_loop_t *loop, struct daemon_state *st)
 {
     const struct daemon_config *cfg = st->cfg;
     struct sbx_grpc_server_opts o = {
-        .max_concurrent_streams = fault_active("max-streams-16")            ? 16
-                                  : fault_active("variant-max-streams-100") ? 100
-                                                                            : GRPC_MAX_STREAMS,
-        .unknown_method_status = fault_active("unknown-method-internal") ? SBX_GRPC_INTERNAL : 0,
-        .legal_variants =
-            (fault_active("variant-errors-with-headers") ? SBX_GRPC_VARIANT_ERROR_HEADERS : 0) |
-            (fault_active("variant-no-grpc-message") ? SBX_GRPC_VARIANT_NO_MESSAGE : 0) |
-            (fault_active("variant-content-type-proto") ? SBX_GRPC_VARIANT_PROTO_CONTENT_TYPE : 0) |
-            (fault_active("variant-deadline-rst") ? SBX_GRPC_VARIANT_DEADLINE_RESET : 0),
+        .max_concurrent_streams = fault_active(FAULT_MAX_STREAMS_16)            ? 16
+                                  : fault_active(FAULT_VARIANT_MAX_STREAMS_100) ? 100
+                                                                                : GRPC_MAX_STREAMS,
+        .unknown_method_status =
+            fault_active(FAULT_UNKNOWN_METHOD_INTERNAL) ? unknown_method_internal : NULL,
+        .never_trailers_only = fault_active(FAULT_VARIANT_ERRORS_WITH_HEADERS),
+        .omit_status_message = fault_active(FAULT_VARIANT_NO_GRPC_MESSAGE),
+        .content_type =
+            fault_active(FAULT_VARIANT_CONTENT_TYPE_PROTO) ? "application/grpc+proto" : NULL,
+        .deadline_resets_stream = fault_active(FAULT_VARIANT_DEADLINE_RST),
         .max_connections = grpc_connection_cap(cfg->grpc_max_connections),
         .handshake_timeout_ms = (unsigned)cfg->grpc_handshake_timeout_ms,
         .idle_timeout_ms = (unsigned)cfg->grpc_idle_timeout_ms,
@@ -167,18 +176,18 @@ static int listen_grpc(struct sbx_grpc_server *srv, struct daemon_state *st)
 {
     const struct daemon_config *cfg = st->cfg;
     char err[256];
-    if (fault_active("sweep-grpc-silent")) {
+    if (fault_active(FAULT_SWEEP_GRPC_SILENT)) {
         st->bound_grpc_port = cfg->grpc_port;
         return listen_silent(cfg) < 0 ? -1 : 0;
     }
-    if (!fault_active("no-reflection") &&
+    if (!fault_active(FAULT_NO_REFLECTION) &&
         sbx_grpc_reflection_register(srv, sbx_process_descriptor_set,
                                      sbx_process_descriptor_set_len) != 0) {
         fprintf(stderr, "sandboxd-ref: cannot register gRPC reflection\n");
         return -1;
     }
     /* Fault injection (grpc-listen-any): the gRPC listener ignores --listen-host. */
-    const char *grpc_host = fault_active("grpc-listen-any") ? "0.0.0.0" : cfg->listen_host;
+    const char *grpc_host = fault_active(FAULT_GRPC_LISTEN_ANY) ? "0.0.0.0" : cfg->listen_host;
     if (sbx_grpc_server_listen_tcp(srv, grpc_host, cfg->grpc_port, &st->bound_grpc_port, err,
                                    sizeof(err)) != 0) {
         fprintf(stderr, "sandboxd-ref: gRPC listener on %s:%d: %s\n", cfg->listen_host,
@@ -208,7 +217,7 @@ int main(int argc, char **argv)
     fault_configure(cfg.faults);
     /* Fault injection (duration-flags-rejected): the duration flags refused
      * whatever their value, as a parser that knows only plain numbers. */
-    for (int i = 1; i < argc && fault_active("duration-flags-rejected"); i++)
+    for (int i = 1; i < argc && fault_active(FAULT_DURATION_FLAGS_REJECTED); i++)
         if (strncmp(argv[i], "--shutdown-timeout", 18) == 0 ||
             strncmp(argv[i], "--http-idle-timeout", 19) == 0) {
             fprintf(stderr, "sandboxd-ref: invalid value for %s\n", argv[i]);
@@ -231,15 +240,15 @@ int main(int argc, char **argv)
         return 1;
     }
     struct proc_manager_opts pmo = {
-        .single_id = fault_active("pid-reuse"),
-        .drop_unwritten_stdin = fault_active("stdin-partial-drop"),
-        .drain_ms = fault_active("variant-exit-drain-short") ? 1000 : 0,
-        .large_ids = fault_active("variant-pid-large"),
-        .negative_ids = fault_active("variant-pid-negative"),
-        .lowest_free_id = fault_active("variant-pid-reuse-lowest"),
-        .signal_exit = fault_active("variant-signal-exit-128")   ? SIGNAL_EXIT_128_PLUS
-                       : fault_active("variant-signal-exit-neg") ? SIGNAL_EXIT_NEGATIVE
-                                                                 : SIGNAL_EXIT_MINUS_ONE,
+        .single_id = fault_active(FAULT_PID_REUSE),
+        .drop_unwritten_stdin = fault_active(FAULT_STDIN_PARTIAL_DROP),
+        .drain_ms = fault_active(FAULT_VARIANT_EXIT_DRAIN_SHORT) ? 1000 : 0,
+        .large_ids = fault_active(FAULT_VARIANT_PID_LARGE),
+        .negative_ids = fault_active(FAULT_VARIANT_PID_NEGATIVE),
+        .lowest_free_id = fault_active(FAULT_VARIANT_PID_REUSE_LOWEST),
+        .signal_exit = fault_active(FAULT_VARIANT_SIGNAL_EXIT_128)   ? SIGNAL_EXIT_128_PLUS
+                       : fault_active(FAULT_VARIANT_SIGNAL_EXIT_NEG) ? SIGNAL_EXIT_NEGATIVE
+                                                                     : SIGNAL_EXIT_MINUS_ONE,
     };
     struct proc_manager *pm = proc_manager_new(&loop, &pmo);
     struct sbx_grpc_server *grpc = pm ? start_grpc(&loop, &st) : NULL;

@@ -22,7 +22,7 @@ int shutdown_init(struct daemon_shutdown *sd, uv_loop_t *loop, struct daemon_sta
 {
     *sd = (struct daemon_shutdown){.loop = loop, .st = st, .pm = pm, .grpc = grpc, .svc = svc};
     /* shutdown-kill-at-once (fault injection): SIGKILL without SIGTERM or grace. */
-    sd->grace_ms = fault_active("shutdown-kill-at-once") ? 0 : SHUTDOWN_GRACE_MS;
+    sd->grace_ms = fault_active(FAULT_SHUTDOWN_KILL_AT_ONCE) ? 0 : SHUTDOWN_GRACE_MS;
     sd->timeout_ms = st->cfg->shutdown_timeout_ms;
     uv_signal_init(loop, &sd->sigterm);
     uv_signal_init(loop, &sd->sigint);
@@ -43,7 +43,7 @@ static void finish(struct daemon_shutdown *sd)
     uv_close((uv_handle_t *)&sd->sigint, NULL);
     uv_close((uv_handle_t *)&sd->deadline, NULL);
     uv_close((uv_handle_t *)&sd->grace, NULL);
-    if (fault_active("shutdown-no-kill") || fault_active("shutdown-no-sigkill")) {
+    if (fault_active(FAULT_SHUTDOWN_NO_KILL) || fault_active(FAULT_SHUTDOWN_NO_SIGKILL)) {
         proc_manager_abandon(sd->pm);
     } else {
         /* L4: nothing the daemon started survives it. */
@@ -90,7 +90,7 @@ static void on_deadline(uv_timer_t *t)
 {
     struct daemon_shutdown *sd = t->data;
     fprintf(stderr, "sandboxd-ref: shutdown timeout reached, closing\n");
-    if (!fault_active("shutdown-no-kill") && !fault_active("shutdown-no-sigkill"))
+    if (!fault_active(FAULT_SHUTDOWN_NO_KILL) && !fault_active(FAULT_SHUTDOWN_NO_SIGKILL))
         proc_manager_kill_all(sd->pm);
     sd->server_closing = true;
     sbx_grpc_server_close(sd->grpc, on_server_closed, sd);
@@ -130,27 +130,27 @@ void shutdown_begin(struct daemon_shutdown *sd)
     sd->begun = true;
     sd->started_ms = uv_now(sd->loop);
     /* First of all, so that health answers 503 from now on (M2). */
-    if (!fault_active("shutdown-no-503")) atomic_store(&sd->st->shutting_down, true);
+    if (!fault_active(FAULT_SHUTDOWN_NO_503)) atomic_store(&sd->st->shutting_down, true);
     process_service_refuse_new(sd->svc);
     uv_timer_start(&sd->deadline, on_deadline, sd->timeout_ms, 0);
 
-    if (fault_active("shutdown-no-exit-event")) {
+    if (fault_active(FAULT_SHUTDOWN_NO_EXIT_EVENT)) {
         /* Streams cut at once: no process gets to report its exit. */
         sd->server_closing = true;
         sbx_grpc_server_close(sd->grpc, on_server_closed, sd);
         proc_manager_terminate_all(sd->pm, sd->grace_ms);
         return;
     }
-    if (fault_active("shutdown-no-kill")) {
+    if (fault_active(FAULT_SHUTDOWN_NO_KILL)) {
         close_server(sd);
         return;
     }
-    if (fault_active("shutdown-no-sigkill")) {
+    if (fault_active(FAULT_SHUTDOWN_NO_SIGKILL)) {
         proc_manager_signal_all(sd->pm, SIGTERM);
         uv_timer_start(&sd->grace, on_grace_over, sd->grace_ms, 0);
         return;
     }
-    if (fault_active("shutdown-term-leader-only")) {
+    if (fault_active(FAULT_SHUTDOWN_TERM_LEADER_ONLY)) {
         signal_leaders_only(SIGTERM);
         uv_timer_start(&sd->grace, on_grace_kill_all, sd->grace_ms, 0);
         proc_manager_on_empty(sd->pm, on_no_process_left, sd);

@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fault.h"
+#include "fs/fs_behaviour.h"
 
 #define TMP_PREFIX ".sbx-tmp-"
 
@@ -63,23 +63,16 @@ static int classify_target(struct fs_atomic_file *w, int root_fd, const char *pa
     return 0;
 }
 
-static int create_temp(struct fs_atomic_file *w)
+int fs_create_file_real(struct fs_atomic_file *w)
 {
-    if (fault_active("put-in-place") || fault_active("put-no-truncate")) {
-        w->in_place = 1;
-        int trunc = fault_active("put-no-truncate") ? 0 : O_TRUNC;
+    for (int i = 0; i < 16; i++) {
+        unsigned char rnd[8];
+        if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd)) memset(rnd, i, sizeof(rnd));
+        snprintf(w->tmp, sizeof(w->tmp), TMP_PREFIX "%02x%02x%02x%02x%02x%02x%02x%02x", rnd[0],
+                 rnd[1], rnd[2], rnd[3], rnd[4], rnd[5], rnd[6], rnd[7]);
         w->fd =
-            openat(w->dir_fd, w->name, O_WRONLY | O_CREAT | trunc | O_NOFOLLOW | O_CLOEXEC, 0600);
-    } else {
-        for (int i = 0; i < 16; i++) {
-            unsigned char rnd[8];
-            if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd)) memset(rnd, i, sizeof(rnd));
-            snprintf(w->tmp, sizeof(w->tmp), TMP_PREFIX "%02x%02x%02x%02x%02x%02x%02x%02x", rnd[0],
-                     rnd[1], rnd[2], rnd[3], rnd[4], rnd[5], rnd[6], rnd[7]);
-            w->fd = openat(w->dir_fd, w->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                           0600);
-            if (w->fd >= 0 || errno != EEXIST) break;
-        }
+            openat(w->dir_fd, w->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (w->fd >= 0 || errno != EEXIST) break;
     }
     if (w->fd < 0) {
         int e = errno;
@@ -103,7 +96,7 @@ int fs_atomic_begin_in(struct fs_atomic_file *w, int dir_fd, const char *name)
         return FS_INVALID;
     }
     strcpy(w->name, name);
-    return create_temp(w);
+    return fs_behaviour->create_file(w);
 }
 
 int fs_atomic_begin(struct fs_atomic_file *w, int root_fd, const char *path, int create_parents)
@@ -118,7 +111,7 @@ int fs_atomic_begin(struct fs_atomic_file *w, int root_fd, const char *path, int
         w->dir_fd = -1;
         return rc;
     }
-    return create_temp(w);
+    return fs_behaviour->create_file(w);
 }
 
 int fs_atomic_write(struct fs_atomic_file *w, const void *buf, size_t len)
@@ -136,28 +129,26 @@ int fs_atomic_write(struct fs_atomic_file *w, const void *buf, size_t len)
     return 0;
 }
 
-int fs_atomic_commit(struct fs_atomic_file *w, mode_t mode)
+int fs_commit_real(struct fs_atomic_file *w, mode_t mode)
 {
-    if (fault_active("put-umask")) mode &= (mode_t)~022;
     int rc = 0;
     if (fchmod(w->fd, mode) != 0 || fsync(w->fd) != 0) rc = -1;
     int e = errno;
     close(w->fd);
     w->fd = -1;
-    if (rc == 0 && !w->in_place && renameat(w->dir_fd, w->tmp, w->dir_fd, w->name) != 0) {
+    if (rc == 0 && renameat(w->dir_fd, w->tmp, w->dir_fd, w->name) != 0) {
         rc = -1;
         e = errno;
     }
-    if (rc == 0) {
-        w->tmp[0] = '\0'; /* renamed: nothing left to remove */
-        if (fault_active("put-leave-temp")) {
-            int fd = openat(w->dir_fd, TMP_PREFIX "stray", O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
-            if (fd >= 0) close(fd);
-        }
-    }
+    if (rc == 0) w->tmp[0] = '\0'; /* renamed: nothing left to remove */
     fs_atomic_abort(w);
     errno = e;
     return rc;
+}
+
+int fs_atomic_commit(struct fs_atomic_file *w, mode_t mode)
+{
+    return fs_behaviour->commit(w, mode);
 }
 
 void fs_atomic_abort(struct fs_atomic_file *w)

@@ -20,7 +20,6 @@ struct fs_atomic_file {
     int fd;     /* the temporary file (or the target itself in place mode) */
     char name[FS_NAME_MAX + 1];
     char tmp[64];
-    int in_place; /* writes go straight into the target (fault build only) */
 };
 
 /* Resolves path (creating missing parents when create_parents is set) and

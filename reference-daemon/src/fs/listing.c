@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fault.h"
+#include "fs/fs_behaviour.h"
 #include "fs/resolve.h"
 
 static int by_name(const void *a, const void *b)
@@ -19,20 +19,12 @@ static int by_name(const void *a, const void *b)
     return strcmp(((const struct fs_entry *)a)->name, ((const struct fs_entry *)b)->name);
 }
 
-/* variant-list-casefold: sorted by name with letter case folded. */
-static int by_name_casefold(const void *a, const void *b)
-{
-    const char *x = ((const struct fs_entry *)a)->name, *y = ((const struct fs_entry *)b)->name;
-    int c = strcasecmp(x, y);
-    return c ? c : strcmp(x, y);
-}
-
 /* Describes a symlink by what it reaches beneath the root; -1 to leave it
  * out (escaping, dangling, looping). */
-static int stat_link_target(int root_fd, int dir_fd, const char *rel, const char *name,
-                            struct stat *sb)
+int fs_describe_link_real(int root_fd, int dir_fd, const char *rel, const char *name,
+                          struct stat *sb)
 {
-    if (fault_active("list-reveal-outside")) return fstatat(dir_fd, name, sb, 0) == 0 ? 0 : -1;
+    (void)dir_fd; /* resolved again from the root, never through dir_fd */
     char path[FS_PATH_MAX + 2];
     int pl = snprintf(path, sizeof path, "%s%s%s", rel, *rel ? "/" : "", name);
     if (pl < 0 || (size_t)pl > FS_PATH_MAX) return -1;
@@ -43,7 +35,7 @@ static int stat_link_target(int root_fd, int dir_fd, const char *rel, const char
     return rc == 0 ? 0 : -1;
 }
 
-int fs_list_dir(int root_fd, int dir_fd, const char *rel, struct fs_entry **out, size_t *count)
+int fs_list_dir_real(int root_fd, int dir_fd, const char *rel, struct fs_entry **out, size_t *count)
 {
     *out = NULL;
     *count = 0;
@@ -60,12 +52,12 @@ int fs_list_dir(int root_fd, int dir_fd, const char *rel, struct fs_entry **out,
     struct dirent *e;
     while (rc == 0 && (errno = 0, e = readdir(d)) != NULL) {
         if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
-        if (e->d_name[0] == '.' && fault_active("list-skip-dotfiles")) continue;
         struct stat sb;
         if (fstatat(dirfd(d), e->d_name, &sb, AT_SYMLINK_NOFOLLOW) != 0)
             continue; /* removed meanwhile */
         int is_link = S_ISLNK(sb.st_mode);
-        if (is_link && stat_link_target(root_fd, dirfd(d), rel, e->d_name, &sb) != 0) continue;
+        if (is_link && fs_behaviour->describe_link(root_fd, dirfd(d), rel, e->d_name, &sb) != 0)
+            continue;
         if (n == cap) {
             struct fs_entry *nv = realloc(v, cap * 2 * sizeof(*v));
             if (!nv) {
@@ -85,7 +77,7 @@ int fs_list_dir(int root_fd, int dir_fd, const char *rel, struct fs_entry **out,
         v[n].is_dir = S_ISDIR(sb.st_mode);
         v[n].is_link = is_link;
         v[n].mode = sb.st_mode & 07777;
-        v[n].mtime = fault_active("list-time-ctime") ? sb.st_ctim : sb.st_mtim;
+        v[n].mtime = sb.st_mtim;
         n++;
     }
     closedir(d);
@@ -93,17 +85,15 @@ int fs_list_dir(int root_fd, int dir_fd, const char *rel, struct fs_entry **out,
         fs_entries_free(v, n);
         return rc;
     }
-    qsort(v, n, sizeof(*v), fault_active("variant-list-casefold") ? by_name_casefold : by_name);
-    if (fault_active("list-unsorted")) {
-        for (size_t i = 0; i < n / 2; i++) {
-            struct fs_entry t = v[i];
-            v[i] = v[n - 1 - i];
-            v[n - 1 - i] = t;
-        }
-    }
+    qsort(v, n, sizeof(*v), by_name);
     *out = v;
     *count = n;
     return 0;
+}
+
+int fs_list_dir(int root_fd, int dir_fd, const char *rel, struct fs_entry **out, size_t *count)
+{
+    return fs_behaviour->list_dir(root_fd, dir_fd, rel, out, count);
 }
 
 void fs_entries_free(struct fs_entry *entries, size_t count)

@@ -26,12 +26,12 @@ static void not_found(struct sbx_grpc_server_call *call, int32_t id)
 static void stdin_status(struct sbx_grpc_server_call *call, int err)
 {
     bool closed = err == EPIPE || err == EIO || err == EBADF;
-    if (err == 0 || (closed && fault_active("stdin-closed-ok"))) {
+    if (err == 0 || (closed && fault_active(FAULT_STDIN_CLOSED_OK))) {
         answer_empty(call);
     } else if (closed) {
         /* Legal variant: the code is not fixed by the contract. */
         sbx_grpc_server_call_finish(call,
-                                    fault_active("variant-stdin-closed-unknown")
+                                    fault_active(FAULT_VARIANT_STDIN_CLOSED_UNKNOWN)
                                         ? SBX_GRPC_UNKNOWN
                                         : SBX_GRPC_FAILED_PRECONDITION,
                                     "the process's stdin is closed");
@@ -58,20 +58,20 @@ void write_stdin_on_request(struct sbx_grpc_server_call *call, const uint8_t *ms
         svc_reject_undecodable(call, "WriteStdinRequest");
         return;
     }
-    if (fault_active("unknown-field-reject") && request_unknown_fields(&req->base)) {
+    if (fault_active(FAULT_UNKNOWN_FIELD_REJECT) && request_unknown_fields(&req->base)) {
         sbx_grpc_server_call_finish(call, SBX_GRPC_INVALID_ARGUMENT, "unknown fields in request");
         goto out;
     }
     struct proc *p = proc_lookup(svc->pm, req->process_id);
     svc->stdin_calls++;
     if (!p) {
-        if (fault_active("stdin-unknown-ok"))
+        if (fault_active(FAULT_STDIN_UNKNOWN_OK))
             answer_empty(call);
         else
             not_found(call, req->process_id);
         goto out;
     }
-    if (fault_active("stdin-drop") && svc->stdin_calls % 2 == 0 &&
+    if (fault_active(FAULT_STDIN_DROP) && svc->stdin_calls % 2 == 0 &&
         req->payload_case == PROCESS__V1__WRITE_STDIN_REQUEST__PAYLOAD_INPUT) {
         answer_empty(call);
         goto out;
@@ -80,9 +80,9 @@ void write_stdin_on_request(struct sbx_grpc_server_call *call, const uint8_t *ms
     switch (req->payload_case) {
     case PROCESS__V1__WRITE_STDIN_REQUEST__PAYLOAD_INPUT:
         /* Fault injection: an empty input taken for eof. */
-        if (req->input.len == 0 && fault_active("stdin-empty-eof")) {
+        if (req->input.len == 0 && fault_active(FAULT_STDIN_EMPTY_EOF)) {
             rc = proc_close_stdin(p, false, on_stdin_done, call);
-        } else if (req->input.len == 0 && fault_active("variant-empty-input-invalid")) {
+        } else if (req->input.len == 0 && fault_active(FAULT_VARIANT_EMPTY_INPUT_INVALID)) {
             /* Legal variant: the answer to an empty input is not fixed. */
             sbx_grpc_server_call_finish(call, SBX_GRPC_INVALID_ARGUMENT, "empty input");
             goto out;
@@ -91,11 +91,11 @@ void write_stdin_on_request(struct sbx_grpc_server_call *call, const uint8_t *ms
         }
         break;
     case PROCESS__V1__WRITE_STDIN_REQUEST__PAYLOAD_EOF:
-        if (fault_active("stdin-ignore-eof")) {
+        if (fault_active(FAULT_STDIN_IGNORE_EOF)) {
             rc = 1;
             break;
         }
-        rc = proc_close_stdin(p, fault_active("pty-eof-hangup"), on_stdin_done, call);
+        rc = proc_close_stdin(p, fault_active(FAULT_PTY_EOF_HANGUP), on_stdin_done, call);
         break;
     default: /* neither input nor eof: nothing to write */
         rc = 1;
@@ -122,25 +122,25 @@ void send_signal_on_request(struct sbx_grpc_server_call *call, const uint8_t *ms
     int signo = 0;
     int code = signal_from_wire((int)req->signal, &signo);
     struct proc *p = proc_lookup(svc->pm, req->process_id);
-    if (fault_active("unknown-field-reject") && request_unknown_fields(&req->base)) {
+    if (fault_active(FAULT_UNKNOWN_FIELD_REJECT) && request_unknown_fields(&req->base)) {
         sbx_grpc_server_call_finish(call, SBX_GRPC_INVALID_ARGUMENT, "unknown fields in request");
-    } else if (code != SBX_GRPC_OK && !(fault_active("signal-unspecified-ok") &&
+    } else if (code != SBX_GRPC_OK && !(fault_active(FAULT_SIGNAL_UNSPECIFIED_OK) &&
                                         req->signal == PROCESS__V1__SIGNAL__SIGNAL_UNSPECIFIED)) {
         char m[64];
         snprintf(m, sizeof(m), "unsupported signal %d", (int)req->signal);
         sbx_grpc_server_call_finish(call, SBX_GRPC_INVALID_ARGUMENT, m);
     } else if (!p) {
-        if (fault_active("signal-unknown-ok"))
+        if (fault_active(FAULT_SIGNAL_UNKNOWN_OK))
             answer_empty(call);
         else
             not_found(call, req->process_id);
     } else {
         int rc = 0;
-        if (code != SBX_GRPC_OK || fault_active("signal-ignored"))
+        if (code != SBX_GRPC_OK || fault_active(FAULT_SIGNAL_IGNORED))
             rc = 0;
-        else if (fault_active("signal-leader-only"))
+        else if (fault_active(FAULT_SIGNAL_LEADER_ONLY))
             rc = proc_signal_leader(p, signo);
-        else if (fault_active("signal-always-kill"))
+        else if (fault_active(FAULT_SIGNAL_ALWAYS_KILL))
             rc = proc_signal_group(p, SIGKILL);
         else
             rc = proc_signal_group(p, signo);
@@ -163,20 +163,20 @@ void resize_tty_on_request(struct sbx_grpc_server_call *call, const uint8_t *msg
         return;
     }
     struct proc *p = proc_lookup(svc->pm, req->process_id);
-    if (fault_active("unknown-field-reject") && request_unknown_fields(&req->base)) {
+    if (fault_active(FAULT_UNKNOWN_FIELD_REJECT) && request_unknown_fields(&req->base)) {
         sbx_grpc_server_call_finish(call, SBX_GRPC_INVALID_ARGUMENT, "unknown fields in request");
     } else if (!p) {
-        if (fault_active("resize-unknown-ok"))
+        if (fault_active(FAULT_RESIZE_UNKNOWN_OK))
             answer_empty(call);
         else
             not_found(call, req->process_id);
     } else if (!proc_has_pty(p)) {
-        if (fault_active("resize-no-pty-ok"))
+        if (fault_active(FAULT_RESIZE_NO_PTY_OK))
             answer_empty(call);
         else
             sbx_grpc_server_call_finish(call, SBX_GRPC_FAILED_PRECONDITION,
                                         "the process has no pseudo-terminal");
-    } else if (fault_active("resize-noop")) {
+    } else if (fault_active(FAULT_RESIZE_NOOP)) {
         answer_empty(call);
     } else {
         uint16_t cols = req->cols > 65535 ? 65535 : (uint16_t)req->cols;

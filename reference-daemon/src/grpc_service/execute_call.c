@@ -43,7 +43,7 @@ static void exec_call_done(struct exec_call *c)
 {
     struct process_service *svc = c->svc;
     exec_call_free(c);
-    if (fault_active("serialize-rpcs")) {
+    if (fault_active(FAULT_SERIALIZE_RPCS)) {
         svc->serial_busy = false;
         run_next_serialized(svc);
     }
@@ -72,7 +72,7 @@ static void on_output(struct proc *p, enum proc_stream s, const uint8_t *d, size
     struct exec_call *c = user;
     struct out_buf *b = s == PROC_STDOUT ? &c->out : &c->err;
     /* Fault injection (exec-truncate-1m): output beyond 1 MiB silently dropped. */
-    if (fault_active("exec-truncate-1m") && b->len + n > (1u << 20))
+    if (fault_active(FAULT_EXEC_TRUNCATE_1M) && b->len + n > (1u << 20))
         n = b->len < (1u << 20) ? (1u << 20) - b->len : 0;
     if (buf_append(b, d, n, c->svc->exec_limit) == 0) return;
     char msg[256];
@@ -104,7 +104,7 @@ static void on_finished(struct proc *p, int exit_code, void *user)
     r.exit_code = svc_wire_exit_code(exit_code);
     r.stdout = (ProtobufCBinaryData){c->out.len, c->out.data};
     r.stderr = (ProtobufCBinaryData){c->err.len, c->err.data};
-    if (fault_active("exec-text-mode")) {
+    if (fault_active(FAULT_EXEC_TEXT_MODE)) {
         r.stdout.len = text_len(&c->out);
         r.stderr.len = text_len(&c->err);
     }
@@ -140,8 +140,8 @@ static void on_cancel(struct sbx_grpc_server_call *call, void *user,
         return;
     }
     if (c->p) {
-        bool keep = fault_active("cancel-no-kill") ||
-                    (reason == SBX_GRPC_CANCEL_DEADLINE && fault_active("ignore-deadline"));
+        bool keep = fault_active(FAULT_CANCEL_NO_KILL) ||
+                    (reason == SBX_GRPC_CANCEL_DEADLINE && fault_active(FAULT_IGNORE_DEADLINE));
         if (!keep) proc_terminate(c->p, CANCEL_GRACE_MS);
         proc_detach(c->p);
         c->p = NULL;
@@ -166,11 +166,11 @@ static bool launch(struct exec_call *c, Process__V1__ExecuteRequest *req)
     char err[512] = "";
     struct launch_spec spec;
     int code;
-    if (fault_active("unknown-field-reject") && request_unknown_fields(&req->base)) {
+    if (fault_active(FAULT_UNKNOWN_FIELD_REJECT) && request_unknown_fields(&req->base)) {
         code = SBX_GRPC_INVALID_ARGUMENT;
         snprintf(err, sizeof(err), "unknown fields in request");
-    } else if ((req->config ? req->config->n_command == 0 && fault_active("empty-command-ok")
-                            : fault_active("missing-config-ok"))) {
+    } else if ((req->config ? req->config->n_command == 0 && fault_active(FAULT_EMPTY_COMMAND_OK)
+                            : fault_active(FAULT_MISSING_CONFIG_OK))) {
         answer_exit(c->call, 127);
         c->call = NULL;
         return false;
@@ -179,19 +179,21 @@ static bool launch(struct exec_call *c, Process__V1__ExecuteRequest *req)
         if (code == SBX_GRPC_OK) {
             struct launch_mode mode = {
                 .stdin_mode =
-                    fault_active("exec-stdin-inherit") ? SPAWN_STDIN_PIPE : SPAWN_STDIN_NULL,
-                .merge_stderr = fault_active("exec-merge-stderr"),
+                    fault_active(FAULT_EXEC_STDIN_INHERIT) ? SPAWN_STDIN_PIPE : SPAWN_STDIN_NULL,
+                .merge_stderr = fault_active(FAULT_EXEC_MERGE_STDERR),
             };
             code = svc_launch(c->svc, &spec, &mode, &callbacks, c, &c->p, err, sizeof(err));
             launch_spec_free(&spec);
-            /* shutdown-execute-leader-only (fault injection): the shutdown
-             * kills the Execute's direct child and spares its group. */
-            if (code == SBX_GRPC_OK && fault_active("shutdown-execute-leader-only"))
-                proc_fault_spare_group(c->p);
+#ifdef SBX_FAULTS
+            /* shutdown-execute-leader-only: the shutdown kills the Execute's
+             * direct child and spares its group (faults/process_faults.c). */
+            if (code == SBX_GRPC_OK && fault_active(FAULT_SHUTDOWN_EXECUTE_LEADER_ONLY))
+                fault_spare_group(c->p);
+#endif
         }
     }
     if (code == SBX_GRPC_OK) return true;
-    if (code == SBX_GRPC_NOT_FOUND && fault_active("notfound-exit-127") &&
+    if (code == SBX_GRPC_NOT_FOUND && fault_active(FAULT_NOTFOUND_EXIT_127) &&
         strncmp(err, "command not found", 17) == 0)
         answer_exit(c->call, 127);
     else
@@ -226,7 +228,7 @@ void execute_on_request(struct sbx_grpc_server_call *call, const uint8_t *msg, s
         sbx_grpc_server_call_finish(call, SBX_GRPC_UNAVAILABLE, "the daemon is shutting down");
         return;
     }
-    if (fault_active("sweep-execute-fail")) {
+    if (fault_active(FAULT_SWEEP_EXECUTE_FAIL)) {
         sbx_grpc_server_call_finish(call, SBX_GRPC_UNIMPLEMENTED,
                                     "Execute switched off (fault sweep-execute-fail)");
         return;
@@ -251,7 +253,7 @@ void execute_on_request(struct sbx_grpc_server_call *call, const uint8_t *msg, s
     c->svc = svc;
     c->call = call;
     sbx_grpc_server_call_on_cancel(call, on_cancel, c);
-    if (fault_active("serialize-rpcs")) {
+    if (fault_active(FAULT_SERIALIZE_RPCS)) {
         c->queued_req = req;
         if (svc->serial_tail)
             svc->serial_tail->next = c;

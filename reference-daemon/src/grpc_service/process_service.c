@@ -38,32 +38,32 @@ int svc_launch(struct process_service *svc, const struct launch_spec *spec,
 {
     int cwd_fd;
     char host[8192];
-    if ((!spec->cwd || !*spec->cwd) && fault_active("cwd-default-daemon"))
+    if ((!spec->cwd || !*spec->cwd) && fault_active(FAULT_CWD_DEFAULT_DAEMON))
         cwd_fd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
     /* Fault injection: Start (the launch with a stdin pipe) joins cwd to the
      * root's path as a string, unconfined; Execute stays confined. */
-    else if (fault_active("start-cwd-unconfined") && mode->stdin_mode == SPAWN_STDIN_PIPE &&
+    else if (fault_active(FAULT_START_CWD_UNCONFINED) && mode->stdin_mode == SPAWN_STDIN_PIPE &&
              snprintf(host, sizeof(host), "%s/%s", svc->root_abs, spec->cwd ? spec->cwd : "") <
                  (int)sizeof(host))
         cwd_fd = open(host, O_PATH | O_DIRECTORY | O_CLOEXEC);
     /* Fault injection: Start ignores cwd and runs in the root. */
-    else if (fault_active("start-cwd-ignore") && mode->stdin_mode == SPAWN_STDIN_PIPE)
+    else if (fault_active(FAULT_START_CWD_IGNORE) && mode->stdin_mode == SPAWN_STDIN_PIPE)
         cwd_fd = cwd_open(svc->st->root_fd, svc->root_abs, "");
     else
         cwd_fd = cwd_open(svc->st->root_fd, svc->root_abs, spec->cwd);
     if (cwd_fd < 0) {
         int code = cwd_error_status(cwd_fd, spec->cwd, msg, msglen);
-        if (code == SBX_GRPC_NOT_FOUND && fault_active("cwd-missing-internal"))
+        if (code == SBX_GRPC_NOT_FOUND && fault_active(FAULT_CWD_MISSING_INTERNAL))
             code = SBX_GRPC_INTERNAL;
         /* Legal variant: the code for a cwd that is not a directory is not fixed. */
-        if (code == SBX_GRPC_FAILED_PRECONDITION && fault_active("variant-cwd-notdir-invalid"))
+        if (code == SBX_GRPC_FAILED_PRECONDITION && fault_active(FAULT_VARIANT_CWD_NOTDIR_INVALID))
             code = SBX_GRPC_INVALID_ARGUMENT;
         return code;
     }
     enum env_merge merge = ENV_MERGE_REQUEST_WINS;
-    if (fault_active("env-replace"))
+    if (fault_active(FAULT_ENV_REPLACE))
         merge = ENV_MERGE_REPLACE;
-    else if (fault_active("env-no-override"))
+    else if (fault_active(FAULT_ENV_NO_OVERRIDE))
         merge = ENV_MERGE_DAEMON_WINS;
     char **envp = env_build(environ, spec->env, spec->nenv, merge);
     if (!envp) {
@@ -77,35 +77,36 @@ int svc_launch(struct process_service *svc, const struct launch_spec *spec,
         .envp = envp,
         .cwd_fd = cwd_fd,
         .stdin_mode = mode->stdin_mode,
-        .pty = spec->pty && !fault_active("no-pty"),
+        .pty = spec->pty && !fault_active(FAULT_NO_PTY),
         .pty_cols = spec->cols,
         .pty_rows = spec->rows,
-        .own_group = !fault_active("no-setpgid"),
+        .own_group = !fault_active(FAULT_NO_SETPGID),
         .merge_stderr = mode->merge_stderr,
-        .outlive_daemon = fault_active("shutdown-no-kill") || fault_active("shutdown-no-sigkill"),
-        .pty_size_after_exec = fault_active("pty-size-after-exec"),
-        .setpgid_after_exec = fault_active("setpgid-after-exec"),
-        .leak_failed_pty = fault_active("pty-fail-leak-master"),
+        .outlive_daemon =
+            fault_active(FAULT_SHUTDOWN_NO_KILL) || fault_active(FAULT_SHUTDOWN_NO_SIGKILL),
+        .pty_size_after_exec = fault_active(FAULT_PTY_SIZE_AFTER_EXEC),
+        .setpgid_after_exec = fault_active(FAULT_SETPGID_AFTER_EXEC),
+        .leak_failed_pty = fault_active(FAULT_PTY_FAIL_LEAK_MASTER),
     };
-    if (fault_active("pty-size-ignored")) {
+    if (fault_active(FAULT_PTY_SIZE_IGNORED)) {
         o.pty_cols = 80;
         o.pty_rows = 24;
     }
     int e = proc_spawn(svc->pm, &o, cb, user, out);
     free(envp);
     close(cwd_fd);
-    if (e == 0 && fault_active("proc-handle-leak")) fault_keep_record();
+    if (e == 0 && fault_active(FAULT_PROC_HANDLE_LEAK)) fault_keep_record();
     if (e == 0) return SBX_GRPC_OK;
     int code = exec_errno_status(e, spec->argv[0], msg, msglen);
-    if (code == SBX_GRPC_PERMISSION_DENIED && fault_active("noexec-internal"))
+    if (code == SBX_GRPC_PERMISSION_DENIED && fault_active(FAULT_NOEXEC_INTERNAL))
         code = SBX_GRPC_INTERNAL;
     return code;
 }
 
 int32_t svc_wire_exit_code(int exit_code)
 {
-    if (exit_code < 0 && fault_active("signal-exit-zero")) return 0;
-    if (fault_active("exit-code-mask")) return exit_code & 0x7f;
+    if (exit_code < 0 && fault_active(FAULT_SIGNAL_EXIT_ZERO)) return 0;
+    if (fault_active(FAULT_EXIT_CODE_MASK)) return exit_code & 0x7f;
     return exit_code;
 }
 
@@ -123,7 +124,7 @@ int svc_send(struct sbx_grpc_server_call *call, const ProtobufCMessage *msg)
 
 void svc_reject_undecodable(struct sbx_grpc_server_call *call, const char *what)
 {
-    if (fault_active("bad-message-close")) {
+    if (fault_active(FAULT_BAD_MESSAGE_CLOSE)) {
         sbx_grpc_server_call_release(call);
         return;
     }
@@ -153,7 +154,7 @@ struct process_service *process_service_new(uv_loop_t *loop, struct daemon_state
     svc->srv = srv;
     svc->root_abs = strdup(root_abs);
     svc->chunk_size = st->cfg->stream_chunk_size;
-    svc->exec_limit = fault_active("execute-limit-off") ? 0 : st->cfg->execute_output_limit;
+    svc->exec_limit = fault_active(FAULT_EXECUTE_LIMIT_OFF) ? 0 : st->cfg->execute_output_limit;
     if (!svc->root_abs ||
         add(svc, "Start", SBX_GRPC_METHOD_SERVER_STREAMING, start_on_request) != 0 ||
         add(svc, "Execute", SBX_GRPC_METHOD_UNARY, execute_on_request) != 0 ||
@@ -169,7 +170,7 @@ struct process_service *process_service_new(uv_loop_t *loop, struct daemon_state
 
 void process_service_refuse_new(struct process_service *svc)
 {
-    if (!fault_active("shutdown-accepts-new")) svc->refusing = true;
+    if (!fault_active(FAULT_SHUTDOWN_ACCEPTS_NEW)) svc->refusing = true;
 }
 
 void process_service_free(struct process_service *svc)

@@ -57,7 +57,7 @@ static void send_init(struct start_call *c)
 {
     if (c->init_sent || !c->call) return;
     c->init_sent = true;
-    if (fault_active("start-no-init")) return;
+    if (fault_active(FAULT_START_NO_INIT)) return;
     Process__V1__InitEvent init = PROCESS__V1__INIT_EVENT__INIT;
     init.process_id = c->id;
     Process__V1__StartResponse r = PROCESS__V1__START_RESPONSE__INIT;
@@ -113,8 +113,8 @@ static void send_output(struct start_call *c, enum proc_stream s, const uint8_t 
 static void send_chunk(struct start_call *c, enum proc_stream s, const uint8_t *d, size_t n)
 {
     c->chunks++;
-    if (c->chunks == 3 && fault_active("drop-chunk")) return;
-    if (c->chunks == 2 && fault_active("reorder-chunks")) {
+    if (c->chunks == 3 && fault_active(FAULT_DROP_CHUNK)) return;
+    if (c->chunks == 2 && fault_active(FAULT_REORDER_CHUNKS)) {
         c->held = malloc(n ? n : 1); /* an empty event is held too */
         if (c->held) {
             memcpy(c->held, d, n);
@@ -137,7 +137,7 @@ static void send_data(struct start_call *c, enum proc_stream s, const uint8_t *d
     size_t chunk = c->svc->chunk_size;
     /* Legal variant: reads under 1 KiB go out as an empty event and then events of
      * 1 to 7 bytes (chunking is not fixed by the contract). */
-    if (n < 1024 && fault_active("variant-tiny-chunks")) {
+    if (n < 1024 && fault_active(FAULT_VARIANT_TINY_CHUNKS)) {
         send_chunk(c, s, d, 0);
         for (size_t off = 0, k = 0; off < n && c->call; off += k % 7 + 1, k++)
             send_chunk(c, s, d + off, n - off < k % 7 + 1 ? n - off : k % 7 + 1);
@@ -196,18 +196,18 @@ static void after_output(struct start_call *c)
 static void on_output(struct proc *p, enum proc_stream s, const uint8_t *d, size_t n, void *user)
 {
     struct start_call *c = user;
-    if (proc_has_pty(p) && fault_active("pty-stderr-split")) s = PROC_STDERR;
-    if (fault_active("buffer-until-exit")) {
+    if (proc_has_pty(p) && fault_active(FAULT_PTY_STDERR_SPLIT)) s = PROC_STDERR;
+    if (fault_active(FAULT_BUFFER_UNTIL_EXIT)) {
         backlog_add(c, s, d, n);
         return;
     }
     /* Fault injection: reads cut at their first NUL byte (output as C strings). */
-    if (fault_active("start-text-mode")) {
+    if (fault_active(FAULT_START_TEXT_MODE)) {
         const uint8_t *z = memchr(d, 0, n);
         if (z) n = (size_t)(z - d);
     }
     /* Fault injection: stdout sent line by line, a partial line held back. */
-    if (fault_active("stream-line-buffered") && s == PROC_STDOUT) {
+    if (fault_active(FAULT_STREAM_LINE_BUFFERED) && s == PROC_STDOUT) {
         const uint8_t *nl = memrchr(d, '\n', n);
         size_t whole = nl ? (size_t)(nl - d) + 1 : 0;
         if (whole) {
@@ -243,10 +243,10 @@ static bool in_place_allowed(const struct start_call *c)
 {
     /* Faults that rework the event sequence take the plain path. */
     return c->call && c->init_sent && c->streamed >= IN_PLACE_AFTER &&
-           !fault_active("buffer-until-exit") && !fault_active("pty-stderr-split") &&
-           !fault_active("variant-tiny-chunks") && !fault_active("drop-chunk") &&
-           !fault_active("reorder-chunks") && !fault_active("start-text-mode") &&
-           !fault_active("stream-line-buffered");
+           !fault_active(FAULT_BUFFER_UNTIL_EXIT) && !fault_active(FAULT_PTY_STDERR_SPLIT) &&
+           !fault_active(FAULT_VARIANT_TINY_CHUNKS) && !fault_active(FAULT_DROP_CHUNK) &&
+           !fault_active(FAULT_REORDER_CHUNKS) && !fault_active(FAULT_START_TEXT_MODE) &&
+           !fault_active(FAULT_STREAM_LINE_BUFFERED);
 }
 
 static size_t read_space(struct proc *p, enum proc_stream s, struct iovec *iov, size_t max_iov,
@@ -320,8 +320,8 @@ static void on_finished(struct proc *p, int exit_code, void *user)
         r.event_case = PROCESS__V1__START_RESPONSE__EVENT_EXIT;
         r.exit = &ev;
         svc_send(c->call, &r.base);
-        if (fault_active("double-exit")) svc_send(c->call, &r.base);
-        int code = fault_active("start-status-unknown") ? SBX_GRPC_UNKNOWN : SBX_GRPC_OK;
+        if (fault_active(FAULT_DOUBLE_EXIT)) svc_send(c->call, &r.base);
+        int code = fault_active(FAULT_START_STATUS_UNKNOWN) ? SBX_GRPC_UNKNOWN : SBX_GRPC_OK;
         sbx_grpc_server_call_finish(c->call, code, NULL);
         c->call = NULL;
     }
@@ -350,8 +350,8 @@ static void on_cancel(struct sbx_grpc_server_call *call, void *user,
         return;
     }
     /* P17: a cancelled stream takes its process group with it. */
-    bool keep = fault_active("cancel-no-kill") ||
-                (reason == SBX_GRPC_CANCEL_DEADLINE && fault_active("ignore-deadline"));
+    bool keep = fault_active(FAULT_CANCEL_NO_KILL) ||
+                (reason == SBX_GRPC_CANCEL_DEADLINE && fault_active(FAULT_IGNORE_DEADLINE));
     if (!keep) proc_terminate(c->p, CANCEL_GRACE_MS);
     proc_unregister(c->p);
     proc_detach(c->p);
@@ -386,7 +386,7 @@ static void answer_as_exit(struct sbx_grpc_server_call *call, int exit_code)
 /* Ends a Start that could not start (P8: no InitEvent, just the status). */
 static void answer_error(struct sbx_grpc_server_call *call, int code, const char *msg)
 {
-    if (fault_active("start-error-after-init")) {
+    if (fault_active(FAULT_START_ERROR_AFTER_INIT)) {
         Process__V1__InitEvent init = PROCESS__V1__INIT_EVENT__INIT;
         Process__V1__StartResponse r = PROCESS__V1__START_RESPONSE__INIT;
         r.event_case = PROCESS__V1__START_RESPONSE__EVENT_INIT;
@@ -403,7 +403,7 @@ void start_on_request(struct sbx_grpc_server_call *call, const uint8_t *msg, siz
         sbx_grpc_server_call_finish(call, SBX_GRPC_UNAVAILABLE, "the daemon is shutting down");
         return;
     }
-    if (fault_active("sweep-start-fail")) {
+    if (fault_active(FAULT_SWEEP_START_FAIL)) {
         sbx_grpc_server_call_finish(call, SBX_GRPC_INTERNAL, "cannot start processes");
         return;
     }
@@ -415,14 +415,14 @@ void start_on_request(struct sbx_grpc_server_call *call, const uint8_t *msg, siz
     char err[512] = "";
     struct launch_spec spec;
     int code;
-    if (fault_active("unknown-field-reject") && request_unknown_fields(&req->base)) {
+    if (fault_active(FAULT_UNKNOWN_FIELD_REJECT) && request_unknown_fields(&req->base)) {
         code = SBX_GRPC_INVALID_ARGUMENT;
         snprintf(err, sizeof(err), "unknown fields in request");
         goto fail;
     }
     code = env_keys_check(msg, len, err, sizeof(err));
     if (code != SBX_GRPC_OK) goto fail;
-    if (req->config && req->config->n_command == 0 && fault_active("empty-command-ok")) {
+    if (req->config && req->config->n_command == 0 && fault_active(FAULT_EMPTY_COMMAND_OK)) {
         answer_as_exit(call, 127);
         process__v1__start_request__free_unpacked(req, NULL);
         return;
@@ -446,7 +446,7 @@ void start_on_request(struct sbx_grpc_server_call *call, const uint8_t *msg, siz
     launch_spec_free(&spec);
     if (code != SBX_GRPC_OK) {
         free(c);
-        if (code == SBX_GRPC_NOT_FOUND && fault_active("notfound-exit-127") &&
+        if (code == SBX_GRPC_NOT_FOUND && fault_active(FAULT_NOTFOUND_EXIT_127) &&
             strncmp(err, "command not found", 17) == 0) {
             answer_as_exit(call, 127);
             process__v1__start_request__free_unpacked(req, NULL);
@@ -459,7 +459,7 @@ void start_on_request(struct sbx_grpc_server_call *call, const uint8_t *msg, siz
     /* P9: the id is valid before the InitEvent can reach the client. */
     c->id = proc_register(c->p);
     /* Fault injection (os-pid-ids): the OS pid exposed as the handle. */
-    if (c->id > 0 && fault_active("os-pid-ids")) {
+    if (c->id > 0 && fault_active(FAULT_OS_PID_IDS)) {
         proc_unregister(c->p);
         c->id = proc_register_as(c->p, (int32_t)proc_pid(c->p)) == 0 ? (int32_t)proc_pid(c->p) : -1;
     }
@@ -468,7 +468,7 @@ void start_on_request(struct sbx_grpc_server_call *call, const uint8_t *msg, siz
         start_call_free(c);
         return;
     }
-    if (fault_active("register-late")) {
+    if (fault_active(FAULT_REGISTER_LATE)) {
         proc_unregister(c->p);
         c->register_timer = malloc(sizeof(*c->register_timer));
         if (c->register_timer) {
@@ -479,7 +479,7 @@ void start_on_request(struct sbx_grpc_server_call *call, const uint8_t *msg, siz
     }
     sbx_grpc_server_call_on_cancel(call, on_cancel, c);
     sbx_grpc_server_call_on_writable(call, 0, on_writable, c);
-    if (!fault_active("init-late")) send_init(c);
+    if (!fault_active(FAULT_INIT_LATE)) send_init(c);
     return;
 
 fail:

@@ -42,21 +42,21 @@ static int errno_to_fs(int e)
 /* Fault injection only: the broken resolutions the suite must catch. */
 static int cwd_open_faulty(int root_fd, const char *root_abs, const char *cwd, int *out)
 {
-    if (fault_active("cwd-default-daemon") && cwd[0] == '\0') {
+    if (fault_active(FAULT_CWD_DEFAULT_DAEMON) && cwd[0] == '\0') {
         int fd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
         *out = fd >= 0 ? fd : errno_to_fs(errno);
         return 1;
     }
-    if (fault_active("cwd-ignore")) {
+    if (fault_active(FAULT_CWD_IGNORE)) {
         *out = fs_open_beneath(root_fd, "", O_PATH | O_DIRECTORY, 0);
         return 1;
     }
-    if (fault_active("cwd-absolute-host") && cwd[0] == '/') {
+    if (fault_active(FAULT_CWD_ABSOLUTE_HOST) && cwd[0] == '/') {
         int fd = open(cwd, O_PATH | O_DIRECTORY | O_CLOEXEC);
         *out = fd >= 0 ? fd : errno_to_fs(errno);
         return 1;
     }
-    if (fault_active("cwd-no-symlinks") && cwd[0] != '/') {
+    if (fault_active(FAULT_CWD_NO_SYMLINKS) && cwd[0] != '/') {
         /* Over-strict: a symlink anywhere on a relative cwd is refused as an
          * escape, even one that stays inside the root. */
         char prefix[4096];
@@ -71,7 +71,7 @@ static int cwd_open_faulty(int root_fd, const char *root_abs, const char *cwd, i
             }
         }
     }
-    if (fault_active("cwd-escape")) {
+    if (fault_active(FAULT_CWD_ESCAPE)) {
         char path[8192];
         if (snprintf(path, sizeof(path), "%s/%s", root_abs, cwd) >= (int)sizeof(path)) {
             *out = FS_INVALID;

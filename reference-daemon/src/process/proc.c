@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "intmap.h"
+#include "proc_behaviour.h"
 
 /* Waits (bounded) for the pidfd's process to exit. libuv made the pidfd
  * non-blocking, and waitid on a non-blocking pidfd never sleeps, so wait for
@@ -68,8 +69,7 @@ struct proc {
     int handles; /* initialised handles not yet closed */
 
     bool exited, finished, detached, released, paused, kill_pending, stdin_closed;
-    bool pty_hup;     /* the PTY master read EIO before the exit was seen */
-    bool spare_group; /* fault injection: proc_fault_spare_group */
+    bool pty_hup; /* the PTY master read EIO before the exit was seen */
     int exit_code;
     uint8_t last_input; /* last byte queued for a PTY, for EOF at line start */
 
@@ -95,7 +95,6 @@ struct proc_manager {
     int signal_exit;
     bool adopting;
     bool shutting_down; /* a *_all call of the shutdown has run */
-    bool spare_orphans; /* fault injection: proc_fault_spare_group */
     uv_signal_t sigchld;
     void (*on_empty)(void *);
     void *on_empty_user;
@@ -510,17 +509,16 @@ int proc_signal_leader(struct proc *p, int sig)
     return pidfd_send_signal(p->pidfd, sig, NULL, 0) == 0 ? 0 : -errno;
 }
 
-void proc_fault_spare_group(struct proc *p)
-{
-    p->spare_group = true;
-    p->m->spare_orphans = true;
-}
-
 int proc_signal_group(struct proc *p, int sig)
 {
+    return proc_behaviour->signal_group(p, sig, p->m->shutting_down);
+}
+
+int proc_signal_group_real(struct proc *p, int sig, bool shutting_down)
+{
+    (void)shutting_down; /* the real daemon signals the group alike */
     if (p->released) return -ESRCH;
     if (!p->own_group && !p->pty) return proc_signal_leader(p, sig);
-    if (p->spare_group && p->m->shutting_down) return proc_signal_leader(p, sig);
     /* The leader is not reaped before release, so its pgid is still ours. */
     return kill(-p->pid, sig) == 0 ? 0 : -errno;
 }
@@ -910,7 +908,11 @@ void proc_manager_kill_all(struct proc_manager *m)
         siginfo_t si;
         if (p->pidfd >= 0) pidfd_wait(p->pidfd, &si, WEXITED | WNOWAIT);
     }
-    if (m->spare_orphans) return;
+    proc_behaviour->kill_orphans(m);
+}
+
+void proc_kill_orphans_real(struct proc_manager *m)
+{
     /* Orphans the daemon adopted, in whatever group they made for
      * themselves. A bounded number of rounds: a child may fork meanwhile. */
     for (int round = 0; round < 16; round++) {

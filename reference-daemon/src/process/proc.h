@@ -95,11 +95,6 @@ void proc_pause_output(struct proc *p, bool paused);
 int proc_signal_group(struct proc *p, int sig);
 int proc_signal_leader(struct proc *p, int sig);
 
-/* Fault injection (shutdown-execute-leader-only): once the shutdown began,
- * signals to p's group reach its leader only, and the orphans the daemon
- * adopted are not killed at its exit (so p's descendants survive). */
-void proc_fault_spare_group(struct proc *p);
-
 /* SIGTERM to the group, then SIGKILL to the group after grace_ms (0 = at
  * once). The record is kept until the SIGKILL went out. */
 void proc_terminate(struct proc *p, uint64_t grace_ms);

@@ -13,7 +13,7 @@
 #include "fault.h"
 #include "fs/remove_tree.h"
 #include "fs/resolve.h"
-#include "rest/fault_paths.h"
+#include "rest/rest_behaviour.h"
 #include "rest/http_response.h"
 #include "rest/request.h"
 #include "rest/request_params.h"
@@ -22,8 +22,8 @@
  * for the root, or NULL for the real one. */
 static const char *fault_root_dir(const struct rest_request *rq)
 {
-    if (fault_active("absolute-root-host") && rq->path[0] == '/') return "/";
-    if (fault_active("empty-path-cwd") && rq->path[0] == '\0') return ".";
+    if (fault_active(FAULT_ABSOLUTE_ROOT_HOST) && rq->path[0] == '/') return "/";
+    if (fault_active(FAULT_EMPTY_PATH_CWD) && rq->path[0] == '\0') return ".";
     return NULL;
 }
 
@@ -42,7 +42,8 @@ static enum MHD_Result delete_root(struct rest_request *rq, struct MHD_Connectio
     int rc = fs_empty_dir(fd);
     close(fd);
     if (rc != 0) return rest_reply_fs_error(c, rc, false, rq->path);
-    if (fault_active("delete-root") || (fault_active("delete-root-alias") && rq->path[0] != '\0'))
+    if (fault_active(FAULT_DELETE_ROOT) ||
+        (fault_active(FAULT_DELETE_ROOT_ALIAS) && rq->path[0] != '\0'))
         rmdir(rq->st->cfg->root_dir);
     return rest_reply_empty(c, 204);
 }
@@ -62,9 +63,9 @@ enum MHD_Result files_delete(struct rest_request *rq, struct MHD_Connection *c)
     bool bad = false, recursive = false;
     char *rec_s = rest_query_arg(c, "recursive", &bad);
     bool rec_invalid = bad || parse_recursive(rec_s, &recursive) != 0;
-    if (fault_active("empty-params-invalid") && rec_s && !*rec_s) rec_invalid = true;
+    if (fault_active(FAULT_EMPTY_PARAMS_INVALID) && rec_s && !*rec_s) rec_invalid = true;
     free(rec_s);
-    if (rec_invalid && fault_active("delete-bad-recursive-ok")) {
+    if (rec_invalid && fault_active(FAULT_DELETE_BAD_RECURSIVE_OK)) {
         rec_invalid = false;
         recursive = true;
     }
@@ -77,11 +78,9 @@ enum MHD_Result files_delete(struct rest_request *rq, struct MHD_Connection *c)
     }
 
     char name[FS_NAME_MAX + 1];
-    int pfd = fault_open_parent(rq->st, rq->path, 0, name, sizeof(name));
-    if (pfd == FAULT_PATH_UNUSED)
-        pfd = fs_open_parent(rq->st->root_fd, rq->path, 0, name, sizeof(name));
+    int pfd = rest_behaviour->open_parent(rq->st, rq->path, name, sizeof(name));
     if (pfd < 0) {
-        if (pfd == FS_NOTFOUND && fault_active("delete-absent-204"))
+        if (pfd == FS_NOTFOUND && fault_active(FAULT_DELETE_ABSENT_204))
             return rest_reply_empty(c, 204);
         return rest_reply_fs_error(c, pfd, false, rq->path);
     }
@@ -89,7 +88,7 @@ enum MHD_Result files_delete(struct rest_request *rq, struct MHD_Connection *c)
     if (fstatat(pfd, name, &sb, AT_SYMLINK_NOFOLLOW) != 0) {
         int e = errno;
         close(pfd);
-        if (e == ENOENT && fault_active("delete-absent-204")) return rest_reply_empty(c, 204);
+        if (e == ENOENT && fault_active(FAULT_DELETE_ABSENT_204)) return rest_reply_empty(c, 204);
         return rest_reply_fs_error(c, e == ENOENT ? FS_NOTFOUND : FS_IOERR, false, rq->path);
     }
     if (rec_invalid) {
@@ -100,7 +99,7 @@ enum MHD_Result files_delete(struct rest_request *rq, struct MHD_Connection *c)
      * found, as GET, HEAD and PUT of the same path say (F14). */
     size_t plen = strlen(rq->path);
     if (plen > 0 && rq->path[plen - 1] == '/' && !S_ISDIR(sb.st_mode) &&
-        !fault_active("delete-file-slash-ok")) {
+        !fault_active(FAULT_DELETE_FILE_SLASH_OK)) {
         int t = S_ISLNK(sb.st_mode)
                     ? fs_open_beneath(rq->st->root_fd, rq->path, O_RDONLY | O_DIRECTORY, 0)
                     : FS_NOTDIR;
@@ -111,7 +110,7 @@ enum MHD_Result files_delete(struct rest_request *rq, struct MHD_Connection *c)
         close(t);
     }
     if (S_ISLNK(sb.st_mode)) {
-        if (fault_active("delete-follow-symlink")) {
+        if (fault_active(FAULT_DELETE_FOLLOW_SYMLINK)) {
             close(pfd);
             return fault_delete_target(rq, c);
         }
@@ -119,13 +118,13 @@ enum MHD_Result files_delete(struct rest_request *rq, struct MHD_Connection *c)
          * the link, the variant, conforms too); any other link is removed
          * itself, never its target. */
         int t = fs_open_beneath(rq->st->root_fd, rq->path, O_PATH, 0);
-        if (t == FS_ESCAPE && !fault_active("variant-symlink-delete-link")) {
+        if (t == FS_ESCAPE && !fault_active(FAULT_VARIANT_SYMLINK_DELETE_LINK)) {
             close(pfd);
             return rest_reply_error(c, 403, "symlink points outside the sandbox root");
         }
         if (t >= 0) close(t);
     }
-    if (S_ISDIR(sb.st_mode) && fault_active("delete-nonempty-ok")) recursive = true;
+    if (S_ISDIR(sb.st_mode) && fault_active(FAULT_DELETE_NONEMPTY_OK)) recursive = true;
     int rc = fs_remove(pfd, name, recursive);
     close(pfd);
     if (rc == FS_RM_NOTEMPTY)

@@ -15,11 +15,10 @@
 #include <jansson.h>
 
 #include "fault.h"
-#include "rest/fault_head_body.h"
 #include "fs/listing.h"
 #include "fs/resolve.h"
 #include "rest/byte_range.h"
-#include "rest/fault_paths.h"
+#include "rest/rest_behaviour.h"
 #include "rest/http_response.h"
 #include "rest/json_text.h"
 #include "rest/request.h"
@@ -91,10 +90,11 @@ static struct MHD_Response *small_file_response(int fd, uint64_t start, uint64_t
 static struct MHD_Response *file_response(struct rest_request *rq, int fd, uint64_t start,
                                           uint64_t len, bool head)
 {
-    bool reopen = fault_active("get-reopen-by-path");
+    bool reopen = fault_active(FAULT_GET_REOPEN_BY_PATH);
     /* Not for HEAD: libmicrohttpd ends a chunked HEAD answer with the last
      * chunk "0\r\n\r\n", a body HEAD must not have (F9). */
-    bool chunked = !head && (fault_active("get-no-length") || fault_active("variant-chunked-get"));
+    bool chunked =
+        !head && (fault_active(FAULT_GET_NO_LENGTH) || fault_active(FAULT_VARIANT_CHUNKED_GET));
     if (!reopen && !chunked) {
         struct MHD_Response *r = small_file_response(fd, start, len);
         return r ? r : MHD_create_response_from_fd_at_offset64(len, fd, start);
@@ -122,7 +122,7 @@ static enum MHD_Result serve_file(struct rest_request *rq, struct MHD_Connection
     uint64_t size = (uint64_t)sb->st_size, start = 0, len = size;
     unsigned status = 200;
     enum byte_range_result rr = RANGE_NONE;
-    if (!fault_active("get-range-ignored"))
+    if (!fault_active(FAULT_GET_RANGE_IGNORED))
         rr =
             parse_byte_range(MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_RANGE),
                              size, &start, &len);
@@ -153,8 +153,8 @@ static enum MHD_Result serve_file(struct rest_request *rq, struct MHD_Connection
     struct MHD_Response *r = file_response(rq, fd, start, len, head);
     if (!r) return MHD_NO;
     MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
-                            fault_active("get-wrong-type") ? "text/plain"
-                                                           : "application/octet-stream");
+                            fault_active(FAULT_GET_WRONG_TYPE) ? "text/plain"
+                                                               : "application/octet-stream");
     MHD_add_response_header(r, MHD_HTTP_HEADER_ACCEPT_RANGES, "bytes");
     if (status == 206) MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_RANGE, content_range);
     return rest_queue(c, status, r);
@@ -162,13 +162,13 @@ static enum MHD_Result serve_file(struct rest_request *rq, struct MHD_Connection
 
 static void format_time(const struct timespec *ts, char *out, size_t cap)
 {
-    if (fault_active("list-bad-time")) {
+    if (fault_active(FAULT_LIST_BAD_TIME)) {
         snprintf(out, cap, "%lld", (long long)ts->tv_sec);
         return;
     }
     struct tm tm;
     time_t t = ts->tv_sec;
-    if (fault_active("variant-time-offset")) {
+    if (fault_active(FAULT_VARIANT_TIME_OFFSET)) {
         /* RFC 3339 allows any offset and fractional seconds. */
         t += 2 * 3600;
         gmtime_r(&t, &tm);
@@ -184,17 +184,17 @@ static json_t *entry_json(const struct fs_entry *e)
 {
     char when[64], mode[16];
     format_time(&e->mtime, when, sizeof(when));
-    if (fault_active("list-no-mode-pattern"))
+    if (fault_active(FAULT_LIST_NO_MODE_PATTERN))
         snprintf(mode, sizeof(mode), "%u", (unsigned)(e->mode & 0777));
     else
         snprintf(mode, sizeof(mode), "%04o", (unsigned)(e->mode & 0777));
     const char *type = e->is_dir ? "directory" : "file";
-    if (e->is_link && fault_active("list-symlink-type")) type = "symlink";
+    if (e->is_link && fault_active(FAULT_LIST_SYMLINK_TYPE)) type = "symlink";
     json_t *name = json_text(e->name);
     if (!name) return NULL;
     json_t *entry = json_pack("{s:o, s:I, s:s, s:s, s:s}", "name", name, "size",
                               (json_int_t)e->size, "type", type, "modified_at", when, "mode", mode);
-    if (entry && fault_active("variant-extra-fields"))
+    if (entry && fault_active(FAULT_VARIANT_EXTRA_FIELDS))
         json_object_set_new(entry, "x_inode_kind", json_string(e->is_link ? "link" : "plain"));
     return entry;
 }
@@ -215,7 +215,7 @@ static enum MHD_Result serve_listing(struct rest_request *rq, struct MHD_Connect
     }
     fs_entries_free(entries, n);
     if (!arr) return rest_reply_error(c, 500, "out of memory");
-    if (json_array_size(arr) == 0 && fault_active("list-null-entries")) {
+    if (json_array_size(arr) == 0 && fault_active(FAULT_LIST_NULL_ENTRIES)) {
         json_decref(arr);
         arr = json_null();
     }
@@ -228,13 +228,12 @@ static enum MHD_Result serve_listing(struct rest_request *rq, struct MHD_Connect
 enum MHD_Result files_get(struct rest_request *rq, struct MHD_Connection *c, bool head)
 {
     /* O_NONBLOCK: opening a FIFO must not wait for a writer (S9). */
-    int flags = O_RDONLY | O_NOCTTY | (fault_active("fifo-block") ? 0 : O_NONBLOCK);
-    if (fault_active("list-root-404") && rq->path[0] == '\0')
+    int flags = O_RDONLY | O_NOCTTY | (fault_active(FAULT_FIFO_BLOCK) ? 0 : O_NONBLOCK);
+    if (fault_active(FAULT_LIST_ROOT_404) && rq->path[0] == '\0')
         return rest_reply_error(c, 404, "no such file or directory");
-    int fd = fault_open_path(rq->st, rq->path, flags);
-    if (fd == FAULT_PATH_UNUSED) fd = fs_open_beneath(rq->st->root_fd, rq->path, flags, 0);
+    int fd = rest_behaviour->open_path(rq->st, rq->path, flags);
     if (fd < 0) {
-        if (head && fault_active("head-absent-200") && fd == FS_NOTFOUND)
+        if (head && fault_active(FAULT_HEAD_ABSENT_200) && fd == FS_NOTFOUND)
             return rest_reply_empty(c, 200);
         return rest_reply_fs_error(c, fd, false, rq->path);
     }
@@ -248,10 +247,10 @@ enum MHD_Result files_get(struct rest_request *rq, struct MHD_Connection *c, boo
         close(fd);
         return rest_reply_error(c, 400, "not a regular file or directory");
     }
-    if (fault_active("sweep-get-404")) {
+    if (fault_active(FAULT_SWEEP_GET_404)) {
         close(fd);
         return rest_reply_error(c, 404, "no such file or directory");
     }
-    if (head && fault_active("head-sends-body")) fault_head_body_keep(rq, fd);
+    if (head) rest_behaviour->head_answered(rq, fd);
     return serve_file(rq, c, fd, &sb, head);
 }

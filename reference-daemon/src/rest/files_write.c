@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "fault.h"
-#include "rest/fault_paths.h"
+#include "rest/rest_behaviour.h"
 #include "rest/http_response.h"
 #include "rest/multipart.h"
 #include "rest/request.h"
@@ -50,11 +50,11 @@ static int store(void *user, const char *data, size_t len)
     struct rest_request *rq = user;
     uint64_t at = rq->body_bytes;
     rq->body_bytes += len;
-    if (fault_active("put-truncate")) {
+    if (fault_active(FAULT_PUT_TRUNCATE)) {
         if (at >= FAULT_TRUNCATE_AT) return 0;
         if (len > FAULT_TRUNCATE_AT - at) len = (size_t)(FAULT_TRUNCATE_AT - at);
     }
-    if (fault_active("put-corrupt") && at <= FAULT_CORRUPT_AT && FAULT_CORRUPT_AT < at + len) {
+    if (fault_active(FAULT_PUT_CORRUPT) && at <= FAULT_CORRUPT_AT && FAULT_CORRUPT_AT < at + len) {
         char *copy = malloc(len);
         if (!copy) return -1;
         memcpy(copy, data, len);
@@ -63,7 +63,7 @@ static int store(void *user, const char *data, size_t len)
         free(copy);
         return rc;
     }
-    if (fault_active("put-stop-at-nul") && memchr(data, 0, len))
+    if (fault_active(FAULT_PUT_STOP_AT_NUL) && memchr(data, 0, len))
         len = (size_t)((const char *)memchr(data, 0, len) - (const char *)data);
     return fs_atomic_write(&rq->file, data, len);
 }
@@ -78,7 +78,6 @@ static int fault_follow_dangling(struct rest_request *rq)
     if (lstat(host, &sb) != 0 || !S_ISLNK(sb.st_mode) || stat(host, &sb) == 0) return 0;
     memset(&rq->file, 0, sizeof(rq->file));
     rq->file.dir_fd = -1;
-    rq->file.in_place = 1;
     rq->file.fd = open(host, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     return rq->file.fd >= 0 ? 1 : 0;
 }
@@ -90,25 +89,25 @@ static enum MHD_Result begin(struct rest_request *rq, struct MHD_Connection *c)
     bool bad = false;
     char *mode_s = rest_query_arg(c, "mode", &bad);
     int mrc = bad ? -1 : parse_file_mode(mode_s, &rq->mode);
-    if (fault_active("empty-params-invalid") && mode_s && !*mode_s) mrc = -1;
-    if (fault_active("put-default-0600") && mrc == 0 && (!mode_s || !*mode_s)) rq->mode = 0600;
+    if (fault_active(FAULT_EMPTY_PARAMS_INVALID) && mode_s && !*mode_s) mrc = -1;
+    if (fault_active(FAULT_PUT_DEFAULT_0600) && mrc == 0 && (!mode_s || !*mode_s)) rq->mode = 0600;
     free(mode_s);
     if (mrc != 0) {
-        if (!fault_active("put-accept-bad-mode"))
+        if (!fault_active(FAULT_PUT_ACCEPT_BAD_MODE))
             return rest_reply_error(c, 400, "mode must match ^0[0-7]{3}$");
         rq->mode = SBX_DEFAULT_FILE_MODE;
     }
-    if (fault_active("put-ignore-mode")) rq->mode = SBX_DEFAULT_FILE_MODE;
+    if (fault_active(FAULT_PUT_IGNORE_MODE)) rq->mode = SBX_DEFAULT_FILE_MODE;
 
     const char *ct = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
-    if (multipart_is_form_data(ct) && !fault_active("multipart-raw")) {
+    if (multipart_is_form_data(ct) && !fault_active(FAULT_MULTIPART_RAW)) {
         rq->mp = multipart_new(ct);
         if (!rq->mp)
             return rest_reply_error(c, 400, "multipart/form-data without a valid boundary");
-        if (fault_active("multipart-ignore-mode")) rq->mode = SBX_DEFAULT_FILE_MODE;
+        if (fault_active(FAULT_MULTIPART_IGNORE_MODE)) rq->mode = SBX_DEFAULT_FILE_MODE;
     }
 
-    if (fault_active("put-follow-dangling") && fault_follow_dangling(rq)) {
+    if (fault_active(FAULT_PUT_FOLLOW_DANGLING) && fault_follow_dangling(rq)) {
         rq->writing = true;
         return MHD_YES;
     }
@@ -116,7 +115,7 @@ static enum MHD_Result begin(struct rest_request *rq, struct MHD_Connection *c)
      * there is F5's 400, a file there is not a directory (409, as for
      * a.txt/x), and nothing there is an invalid file path (F14). */
     size_t plen = strlen(rq->path);
-    if (plen > 0 && rq->path[plen - 1] == '/' && !fault_active("put-file-slash-ok")) {
+    if (plen > 0 && rq->path[plen - 1] == '/' && !fault_active(FAULT_PUT_FILE_SLASH_OK)) {
         int t = fs_open_beneath(rq->st->root_fd, rq->path, O_PATH, 0);
         struct stat sb;
         bool dir = t >= 0 && fstat(t, &sb) == 0 && S_ISDIR(sb.st_mode);
@@ -126,20 +125,11 @@ static enum MHD_Result begin(struct rest_request *rq, struct MHD_Connection *c)
         if (t == FS_NOTFOUND) return rest_reply_error(c, 400, "a file path cannot end with '/'");
         return rest_reply_fs_error(c, t, true, rq->path);
     }
-    if (fault_active("put-link-refused") && fault_put_is_link(rq, false))
+    if (fault_active(FAULT_PUT_LINK_REFUSED) && fault_put_is_link(rq, false))
         return rest_reply_error(c, 409, "the path is a symbolic link");
-    if (fault_active("put-replace-link")) fault_put_is_link(rq, true);
-    bool parents = !fault_active("put-no-parents");
-    char name[FS_NAME_MAX + 1];
-    int pfd = fault_open_parent(rq->st, rq->path, parents, name, sizeof(name));
-    int rc;
-    if (pfd == FAULT_PATH_UNUSED) {
-        rc = fs_atomic_begin(&rq->file, rq->st->root_fd, rq->path, parents);
-    } else if (pfd < 0) {
-        rc = pfd;
-    } else {
-        rc = fs_atomic_begin_in(&rq->file, pfd, name);
-    }
+    if (fault_active(FAULT_PUT_REPLACE_LINK)) fault_put_is_link(rq, true);
+    bool parents = !fault_active(FAULT_PUT_NO_PARENTS);
+    int rc = rest_behaviour->begin_write(&rq->file, rq->st, rq->path, parents);
     if (rc == FS_INVALID) {
         char norm[FS_PATH_MAX + 1];
         if (fs_path_normalize(rq->path, norm, sizeof(norm)) == 0 && norm[0] == '\0')
@@ -147,7 +137,7 @@ static enum MHD_Result begin(struct rest_request *rq, struct MHD_Connection *c)
     }
     if (rc == FS_NOTFOUND && !parents)
         return rest_reply_error(c, 404, "parent directory does not exist");
-    if (rc == FS_W_ISDIR && fault_active("put-dir-500"))
+    if (rc == FS_W_ISDIR && fault_active(FAULT_PUT_DIR_500))
         return rest_reply_error(c, 500, "cannot write a directory");
     if (rc < 0) return rest_reply_fs_error(c, rc, true, rq->path);
     rq->writing = true;
@@ -160,8 +150,8 @@ static enum MHD_Result finish(struct rest_request *rq, struct MHD_Connection *c)
     if (rq->fail_status) return rest_reply_error(c, rq->fail_status, "%s", rq->fail_msg);
     if (rq->mp) {
         int mrc = multipart_finish(rq->mp);
-        bool ok = mrc == MP_OK || (mrc == MP_NO_FILE && fault_active("multipart-missing-ok")) ||
-                  (mrc == MP_TRUNCATED && fault_active("multipart-truncated-stores"));
+        bool ok = mrc == MP_OK || (mrc == MP_NO_FILE && fault_active(FAULT_MULTIPART_MISSING_OK)) ||
+                  (mrc == MP_TRUNCATED && fault_active(FAULT_MULTIPART_TRUNCATED_STORES));
         if (!ok) {
             fs_atomic_abort(&rq->file);
             rq->writing = false;
@@ -180,7 +170,7 @@ static enum MHD_Result finish(struct rest_request *rq, struct MHD_Connection *c)
             return rest_reply_error(c, 409, "the directory was removed during the upload");
         return rest_reply_error(c, 500, "cannot store the file: %s", strerror(e));
     }
-    if (fault_active("put-status-200"))
+    if (fault_active(FAULT_PUT_STATUS_200))
         return rest_reply_json(c, 200, json_pack("{s:s}", "status", "ok"));
     return rest_reply_empty(c, 204);
 }

@@ -11,7 +11,7 @@
 
 const char *rest_error_code(unsigned status)
 {
-    if (fault_active("error-wrong-code")) return "INTERNAL";
+    if (fault_active(FAULT_ERROR_WRONG_CODE)) return "INTERNAL";
     switch (status) {
     case 400:
         return "INVALID_ARGUMENT";
@@ -20,7 +20,7 @@ const char *rest_error_code(unsigned status)
     case 404:
         return "NOT_FOUND";
     case 405: /* the contract fixes no code for 405 */
-        return fault_active("variant-405-code") ? "UNSUPPORTED_METHOD" : "METHOD_NOT_ALLOWED";
+        return fault_active(FAULT_VARIANT_405_CODE) ? "UNSUPPORTED_METHOD" : "METHOD_NOT_ALLOWED";
     case 409:
         return "CONFLICT";
     case 503:
@@ -33,14 +33,14 @@ const char *rest_error_code(unsigned status)
 /* variant-json-charset: a media type parameter is legal on every JSON body. */
 const char *rest_json_type(void)
 {
-    return fault_active("variant-json-charset") ? "application/json; charset=utf-8"
-                                                : "application/json";
+    return fault_active(FAULT_VARIANT_JSON_CHARSET) ? "application/json; charset=utf-8"
+                                                    : "application/json";
 }
 
 /* variant-extra-fields: fields the contract does not name are legal. */
 static void add_extra_field(json_t *body)
 {
-    if (json_is_object(body) && fault_active("variant-extra-fields"))
+    if (json_is_object(body) && fault_active(FAULT_VARIANT_EXTRA_FIELDS))
         json_object_set_new(body, "x_runtime", json_string("variant"));
 }
 
@@ -54,7 +54,7 @@ enum MHD_Result rest_queue(struct MHD_Connection *c, unsigned status, struct MHD
 
 static struct MHD_Response *error_response(unsigned status, const char *message)
 {
-    if (fault_active("error-plain")) {
+    if (fault_active(FAULT_ERROR_PLAIN)) {
         struct MHD_Response *r = MHD_create_response_from_buffer(strlen(message), (void *)message,
                                                                  MHD_RESPMEM_MUST_COPY);
         if (r) MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain");
@@ -100,7 +100,7 @@ enum MHD_Result rest_reply_error_close(struct MHD_Connection *c, unsigned status
 enum MHD_Result rest_reply_405(struct MHD_Connection *c, const char *allow)
 {
     struct MHD_Response *r = error_response(405, "method not allowed");
-    if (r && !fault_active("no-allow-405"))
+    if (r && !fault_active(FAULT_NO_ALLOW_405))
         MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, allow);
     return rest_queue(c, 405, r);
 }

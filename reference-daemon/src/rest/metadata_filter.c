@@ -29,18 +29,20 @@ static bool contains_ci(const char *hay, const char *needle, bool case_sensitive
 
 bool metadata_name_allowed(const char *name, const char *prefix)
 {
-    if (fault_active("ignore-prefix-flag")) prefix = "SANDBOX_";
-    if (fault_active("metadata-prefix-nocase")) {
+    if (fault_active(FAULT_IGNORE_PREFIX_FLAG)) prefix = "SANDBOX_";
+    if (fault_active(FAULT_METADATA_PREFIX_NOCASE)) {
         if (strncasecmp(name, prefix, strlen(prefix)) != 0) return false;
-    } else if (fault_active("metadata-prefix-anywhere")) {
+    } else if (fault_active(FAULT_METADATA_PREFIX_ANYWHERE)) {
         if (!strstr(name, prefix)) return false;
-    } else if (!fault_active("metadata-no-prefix") && strncmp(name, prefix, strlen(prefix)) != 0) {
+    } else if (!fault_active(FAULT_METADATA_NO_PREFIX) &&
+               strncmp(name, prefix, strlen(prefix)) != 0) {
         return false;
     }
-    if (fault_active("metadata-no-markers")) return true;
-    size_t count = fault_active("metadata-short-markers") ? MUST_MARKERS
-                                                          : sizeof(markers) / sizeof(markers[0]);
-    bool case_sensitive = fault_active("metadata-case-sensitive");
+    if (fault_active(FAULT_METADATA_NO_MARKERS)) return true;
+    size_t count = fault_active(FAULT_METADATA_SHORT_MARKERS)
+                       ? MUST_MARKERS
+                       : sizeof(markers) / sizeof(markers[0]);
+    bool case_sensitive = fault_active(FAULT_METADATA_CASE_SENSITIVE);
     for (size_t i = 0; i < count; i++)
         if (contains_ci(name, markers[i], case_sensitive)) return false;
     return true;

@@ -78,7 +78,8 @@ static int find_param(const char *value, const char *key, char *out, size_t cap)
             v++;
         size_t o = 0;
         const char *next;
-        bool keep_quotes = fault_active("multipart-quoted-literal") && strcmp(key, "boundary") == 0;
+        bool keep_quotes =
+            fault_active(FAULT_MULTIPART_QUOTED_LITERAL) && strcmp(key, "boundary") == 0;
         if (*v == '"' && !keep_quotes) {
             v++;
             while (*v && *v != '"') {

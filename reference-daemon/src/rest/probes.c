@@ -15,21 +15,22 @@ extern char **environ;
 
 enum MHD_Result probe_health(struct rest_request *rq, struct MHD_Connection *c)
 {
-    if (atomic_load(&rq->st->shutting_down) && !fault_active("health-never-503"))
+    if (atomic_load(&rq->st->shutting_down) && !fault_active(FAULT_HEALTH_NEVER_503))
         return rest_reply_error(c, 503, "shutting down");
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
     long long up = (long long)(now.tv_sec - rq->st->started.tv_sec);
-    if (up < 0 || fault_active("health-uptime-frozen")) up = 0;
-    if (fault_active("health-uptime-ms"))
+    if (up < 0 || fault_active(FAULT_HEALTH_UPTIME_FROZEN)) up = 0;
+    if (fault_active(FAULT_HEALTH_UPTIME_MS))
         up = up * 1000 + (now.tv_nsec - rq->st->started.tv_nsec) / 1000000;
-    if (fault_active("health-uptime-epoch")) up = (long long)time(NULL);
+    if (fault_active(FAULT_HEALTH_UPTIME_EPOCH)) up = (long long)time(NULL);
     json_t *body =
-        json_pack("{s:s}", "status", fault_active("health-status-wrong") ? "healthy" : "ok");
-    if (body && !fault_active("health-no-uptime"))
+        json_pack("{s:s}", "status", fault_active(FAULT_HEALTH_STATUS_WRONG) ? "healthy" : "ok");
+    if (body && !fault_active(FAULT_HEALTH_NO_UPTIME))
         json_object_set_new(body, "uptime_seconds",
-                            fault_active("variant-uptime-fractional") ? json_real((double)up + 0.25)
-                                                                      : json_integer(up));
+                            fault_active(FAULT_VARIANT_UPTIME_FRACTIONAL)
+                                ? json_real((double)up + 0.25)
+                                : json_integer(up));
     return rest_reply_json(c, 200, body);
 }
 
@@ -46,8 +47,9 @@ enum MHD_Result probe_metadata(struct rest_request *rq, struct MHD_Connection *c
         if (!name) continue;
         if (metadata_name_allowed(name, prefix)) {
             /* metadata-value-cut: the value split off at its next '='. */
-            char *cut =
-                fault_active("metadata-value-cut") ? strndup(eq + 1, strcspn(eq + 1, "=")) : NULL;
+            char *cut = fault_active(FAULT_METADATA_VALUE_CUT)
+                            ? strndup(eq + 1, strcspn(eq + 1, "="))
+                            : NULL;
             json_t *v = json_text(cut ? cut : eq + 1);
             free(cut);
             if (v) json_object_set_new(env, name, v); /* a name that is not UTF-8 is left out */
@@ -55,7 +57,7 @@ enum MHD_Result probe_metadata(struct rest_request *rq, struct MHD_Connection *c
         free(name);
     }
     if (!env) return rest_reply_error(c, 500, "out of memory");
-    if (json_object_size(env) == 0 && fault_active("metadata-null-env")) {
+    if (json_object_size(env) == 0 && fault_active(FAULT_METADATA_NULL_ENV)) {
         json_decref(env);
         env = json_null();
     }

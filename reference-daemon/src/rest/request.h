@@ -14,12 +14,12 @@
 
 struct rest_request {
     struct daemon_state *st;
-    bool started;          /* the first (headers) call has been handled */
-    bool responded;        /* a response is queued */
-    bool serialized;       /* holds the serialize-requests fault's lock */
-    char *path;            /* decoded {path} of /v1/files */
-    void *fault_head_body; /* head-sends-body (fault injection): bytes to send after */
-    size_t fault_head_len;
+    bool started;    /* the first (headers) call has been handled */
+    bool responded;  /* a response is queued */
+    bool serialized; /* holds the serialize-requests fault's lock */
+    char *path;      /* decoded {path} of /v1/files */
+    void *extension; /* owned by the rest_behaviour in use (rest_behaviour.h),
+                        released by its request_done */
 
     /* PUT: the upload in progress. */
     bool writing;

@@ -15,7 +15,7 @@ enum MHD_Result rest_reply_fs_error(struct MHD_Connection *c, int code, bool for
                                     const char *path)
 {
     (void)path;
-    if (fault_active("unresolvable-500") && (code == FS_NOTDIR || code == FS_LOOP))
+    if (fault_active(FAULT_UNRESOLVABLE_500) && (code == FS_NOTDIR || code == FS_LOOP))
         return rest_reply_error(c, 500, "cannot resolve the path");
     switch (code) {
     case FS_ESCAPE:

@@ -45,12 +45,13 @@ static bool refused_literal(const char *s)
 int rest_decode_path(const char *raw, char **out, const char **why)
 {
     *out = NULL;
-    char *src = fault_active("slash-not-separator") ? protect_encoded_slashes(raw) : strdup(raw);
+    char *src =
+        fault_active(FAULT_SLASH_NOT_SEPARATOR) ? protect_encoded_slashes(raw) : strdup(raw);
     if (!src) {
         *why = "out of memory";
         return 500;
     }
-    if (fault_active("plus-as-space"))
+    if (fault_active(FAULT_PLUS_AS_SPACE))
         for (char *p = src; *p; p++)
             if (*p == '+') *p = ' ';
     size_t len = strlen(src);
@@ -65,15 +66,15 @@ int rest_decode_path(const char *raw, char **out, const char **why)
         *why = "out of memory";
         return 500;
     }
-    ssize_t n = fault_active("nul-truncate") ? pct_decode_truncating(src, len, dec)
-                                             : pct_decode(src, len, dec);
+    ssize_t n = fault_active(FAULT_NUL_TRUNCATE) ? pct_decode_truncating(src, len, dec)
+                                                 : pct_decode(src, len, dec);
     free(src);
     if (n == PCT_INVALID || n == PCT_NUL) {
         free(dec);
         *why = n == PCT_NUL ? "path contains a NUL byte" : "invalid percent-encoding in path";
         return 400;
     }
-    if (fault_active("decode-twice")) {
+    if (fault_active(FAULT_DECODE_TWICE)) {
         char *again = malloc((size_t)n + 1);
         if (again && pct_decode(dec, (size_t)n, again) >= 0) {
             free(dec);
@@ -82,12 +83,12 @@ int rest_decode_path(const char *raw, char **out, const char **why)
             free(again);
         }
     }
-    if (fault_active("variant-literal-400") && refused_literal(dec)) {
+    if (fault_active(FAULT_VARIANT_LITERAL_400) && refused_literal(dec)) {
         free(dec);
         *why = "backslashes and overlong UTF-8 are not accepted in names";
         return 400;
     }
-    if (fault_active("backslash-separator"))
+    if (fault_active(FAULT_BACKSLASH_SEPARATOR))
         for (char *p = dec; *p; p++)
             if (*p == '\\') *p = '/';
     if (strlen(dec) > FS_PATH_MAX) {

@@ -24,13 +24,12 @@
 #include <microhttpd.h>
 
 #include "fault.h"
-#include "rest/fault_head_body.h"
 #include "rest/header_deadline.h"
 #include "rest/http_response.h"
 #include "rest/request.h"
 #include "rest/request_framing.h"
 #include "rest/request_path.h"
-#include "rest/variant_redirect.h"
+#include "rest/rest_behaviour.h"
 
 #define FILES_PREFIX "/v1/files"
 /* Request line and headers fit in this (a maximal path, percent-encoded,
@@ -72,7 +71,7 @@ static enum MHD_Result route_files(struct rest_request *rq, struct MHD_Connectio
 {
     bool is_put = strcmp(method, MHD_HTTP_METHOD_PUT) == 0;
     enum MHD_Result redirected;
-    if (!rq->path && variant_redirect_unclean(c, raw_path, &redirected)) {
+    if (!rq->path && rest_behaviour->answer_early(c, raw_path, &redirected)) {
         rq->started = true;
         rq->responded = true;
         return redirected;
@@ -99,8 +98,8 @@ static enum MHD_Result route(struct rest_request *rq, struct MHD_Connection *c, 
 {
     size_t plen = strlen(FILES_PREFIX);
     bool is_put = strcmp(method, MHD_HTTP_METHOD_PUT) == 0;
-    if ((fault_active("sweep-rest-500") && strcmp(url, "/v1/health") != 0) ||
-        (fault_active("sweep-put-500") && is_put)) {
+    if ((fault_active(FAULT_SWEEP_REST_500) && strcmp(url, "/v1/health") != 0) ||
+        (fault_active(FAULT_SWEEP_PUT_500) && is_put)) {
         rq->started = true;
         rq->responded = true;
         return rest_reply_error(c, 500, "internal error");
@@ -115,7 +114,7 @@ static enum MHD_Result route(struct rest_request *rq, struct MHD_Connection *c, 
         return get ? probe_health(rq, c) : rest_reply_405(c, "GET, HEAD");
     if (strcmp(url, "/v1/metadata") == 0)
         return get ? probe_metadata(rq, c) : rest_reply_405(c, "GET, HEAD");
-    if (fault_active("unknown-route-200")) return rest_reply_json(c, 200, json_object());
+    if (fault_active(FAULT_UNKNOWN_ROUTE_200)) return rest_reply_json(c, 200, json_object());
     return rest_reply_error(c, 404, "no such route");
 }
 
@@ -140,7 +139,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
             rq->responded = true;
             return refused;
         }
-        if (fault_active("serialize-requests")) {
+        if (fault_active(FAULT_SERIALIZE_REQUESTS)) {
             pthread_once(&serial_once, serial_init);
             while (sem_wait(&serial_lock) != 0 && errno == EINTR)
                 ;
@@ -169,8 +168,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
     struct rest_request *rq = *con_cls;
     if (!rq) return;
     header_deadline_request_done(srv->deadline, c);
-    if (rq->fault_head_body)
-        fault_head_body_send(rq, c, toe == MHD_REQUEST_TERMINATED_COMPLETED_OK);
+    rest_behaviour->request_done(rq, c, toe == MHD_REQUEST_TERMINATED_COMPLETED_OK);
     files_put_cleanup(rq); /* removes the temporary file of an unfinished upload */
     free(rq->path);
     if (rq->serialized) sem_post(&serial_lock);

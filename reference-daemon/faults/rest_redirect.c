@@ -1,5 +1,5 @@
-/* Go-style redirect of unclean /v1/files paths (see variant_redirect.h). */
-#include "rest/variant_redirect.h"
+/* Go-style redirect of unclean /v1/files paths (see rest_redirect.h). */
+#include "rest_redirect.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -68,7 +68,7 @@ static enum MHD_Result add_arg(void *cls, enum MHD_ValueKind kind, const char *k
 
 bool variant_redirect_unclean(struct MHD_Connection *c, const char *raw_rest, enum MHD_Result *ret)
 {
-    if (!fault_active("variant-redirect-dotdot")) return false;
+    if (!fault_active(FAULT_VARIANT_REDIRECT_DOTDOT)) return false;
     char *clean = malloc(strlen(raw_rest) + 2);
     if (!clean) return false;
     clean_path(raw_rest, clean);

@@ -1,9 +1,10 @@
-#ifndef SBX_REST_FAULT_PATHS_H
-#define SBX_REST_FAULT_PATHS_H
+#ifndef SBX_FAULTS_REST_PATHS_H
+#define SBX_FAULTS_REST_PATHS_H
 /* Path resolution as broken daemons do it, for the fault-injection build
  * only: by host path strings, following symlinks out of the root (faults
- * resolve-naive, symlink-follow-out, absolute-host, toctou, toctou-realpath). The real
- * daemon never calls into here because no fault is active. */
+ * resolve-naive, symlink-follow-out, absolute-host, absolute-root-host,
+ * empty-path-cwd, toctou, toctou-realpath). Called by the wrappers of
+ * rest_faults.c; linked only into sandboxd-ref-faulty. */
 #include <stddef.h>
 
 #include "daemon_state.h"

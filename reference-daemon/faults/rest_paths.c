@@ -1,6 +1,6 @@
 /* Deliberately unsafe path resolution for the fault build (see
- * fault_paths.h). */
-#include "rest/fault_paths.h"
+ * rest_paths.h). */
+#include "rest_paths.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -72,25 +72,26 @@ static int checked_real_path(const char *root, const char *path, char *out, size
 static int host_path(const struct daemon_state *st, const char *path, char *out, size_t cap)
 {
     const char *root = st->cfg->root_dir;
-    if ((fault_active("absolute-host") || fault_active("absolute-root-host")) && path[0] == '/') {
+    if ((fault_active(FAULT_ABSOLUTE_HOST) || fault_active(FAULT_ABSOLUTE_ROOT_HOST)) &&
+        path[0] == '/') {
         snprintf(out, cap, "%s", path);
         return 0;
     }
-    if (fault_active("empty-path-cwd") && path[0] == '\0') {
+    if (fault_active(FAULT_EMPTY_PATH_CWD) && path[0] == '\0') {
         snprintf(out, cap, ".");
         return 0;
     }
-    if (fault_active("resolve-naive")) {
+    if (fault_active(FAULT_RESOLVE_NAIVE)) {
         snprintf(out, cap, "%s/%s", root, path);
         return 0;
     }
-    if (fault_active("toctou-realpath")) return checked_real_path(root, path, out, cap);
-    if (fault_active("symlink-follow-out") || fault_active("toctou")) {
+    if (fault_active(FAULT_TOCTOU_REALPATH)) return checked_real_path(root, path, out, cap);
+    if (fault_active(FAULT_SYMLINK_FOLLOW_OUT) || fault_active(FAULT_TOCTOU)) {
         char norm[FS_PATH_MAX + 1];
         int rc = fs_path_normalize(path, norm, sizeof(norm));
         if (rc < 0) return rc;
         snprintf(out, cap, "%s/%s", root, norm);
-        if (fault_active("toctou")) {
+        if (fault_active(FAULT_TOCTOU)) {
             /* Check by string, then use by path: the gap is the bug. */
             char real_root[PATH_MAX], real[PATH_MAX];
             if (realpath(root, real_root) && realpath(out, real)) {

@@ -1,5 +1,5 @@
-#ifndef SBX_REST_VARIANT_REDIRECT_H
-#define SBX_REST_VARIANT_REDIRECT_H
+#ifndef SBX_FAULTS_REST_REDIRECT_H
+#define SBX_FAULTS_REST_REDIRECT_H
 /* The variant-redirect-dotdot switch of the fault build: like Go's
  * ServeMux, a /v1/files path with raw "." or ".." segments or empty
  * segments ("//") is answered with a 301 to the cleaned path under

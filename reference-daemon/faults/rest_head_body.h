@@ -1,5 +1,5 @@
-#ifndef SBX_REST_FAULT_HEAD_BODY_H
-#define SBX_REST_FAULT_HEAD_BODY_H
+#ifndef SBX_FAULTS_REST_HEAD_BODY_H
+#define SBX_FAULTS_REST_HEAD_BODY_H
 /* Fault injection only (head-sends-body): a HEAD of a file is followed on
  * the wire by the file's first bytes, sent past the HTTP library once the
  * header block is out, and the connection is then shut down. */
@@ -8,7 +8,7 @@
 
 #include "rest/request.h"
 
-/* Keeps up to 64 KiB of the open file fd for the request (HEAD only). */
+/* Keeps up to 64 KiB of the open file fd in rq->extension (HEAD only). */
 void fault_head_body_keep(struct rest_request *rq, int fd);
 
 /* After the response went out: writes the kept bytes to the connection's

@@ -1,0 +1,45 @@
+/* The process manager's faults of sandboxd-ref-faulty: wrappers around its
+ * real decisions (process/proc_behaviour.h), linked instead of
+ * process/proc_behaviour_real.c. */
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "fault.h"
+#include "process/proc_behaviour.h"
+
+/* shutdown-execute-leader-only: the Executes whose groups the shutdown
+ * spares, by pid (a bounded list: the fault's tests start a few). */
+#define MAX_SPARED 64
+static pid_t spared[MAX_SPARED];
+static size_t n_spared;
+
+void fault_spare_group(const struct proc *p)
+{
+    if (n_spared < MAX_SPARED) spared[n_spared++] = proc_pid(p);
+}
+
+static bool is_spared(pid_t pid)
+{
+    for (size_t i = 0; i < n_spared; i++)
+        if (spared[i] == pid) return true;
+    return false;
+}
+
+static int signal_group(struct proc *p, int sig, bool shutting_down)
+{
+    if (shutting_down && is_spared(proc_pid(p))) return proc_signal_leader(p, sig);
+    return proc_real.signal_group(p, sig, shutting_down);
+}
+
+static void kill_orphans(struct proc_manager *m)
+{
+    if (n_spared > 0) return; /* the spared groups' members survive the exit */
+    proc_real.kill_orphans(m);
+}
+
+static const struct proc_behaviour proc_faulty = {
+    .signal_group = signal_group,
+    .kill_orphans = kill_orphans,
+};
+
+const struct proc_behaviour *const proc_behaviour = &proc_faulty;

@@ -1,0 +1,63 @@
+/* The REST faults and variants of sandboxd-ref-faulty that replace a whole
+ * decision (rest/rest_behaviour.h): wrappers linked instead of
+ * rest/rest_behaviour_real.c. Each acts while its fault is on and
+ * otherwise calls rest_real. */
+#include "fault.h"
+#include "rest/rest_behaviour.h"
+#include "rest/request.h"
+#include "rest_head_body.h"
+#include "rest_paths.h"
+#include "rest_redirect.h"
+
+/* resolve-naive, symlink-follow-out, absolute-host, absolute-root-host,
+ * empty-path-cwd, toctou, toctou-realpath: host path strings. */
+static int open_path(const struct daemon_state *st, const char *path, int flags)
+{
+    int fd = fault_open_path(st, path, flags);
+    return fd != FAULT_PATH_UNUSED ? fd : rest_real.open_path(st, path, flags);
+}
+
+static int open_parent(const struct daemon_state *st, const char *path, char *name, size_t cap)
+{
+    int fd = fault_open_parent(st, path, 0, name, cap);
+    return fd != FAULT_PATH_UNUSED ? fd : rest_real.open_parent(st, path, name, cap);
+}
+
+static int begin_write(struct fs_atomic_file *w, const struct daemon_state *st, const char *path,
+                       int create_parents)
+{
+    char name[FS_NAME_MAX + 1];
+    int pfd = fault_open_parent(st, path, create_parents, name, sizeof(name));
+    if (pfd == FAULT_PATH_UNUSED) return rest_real.begin_write(w, st, path, create_parents);
+    return pfd < 0 ? pfd : fs_atomic_begin_in(w, pfd, name);
+}
+
+/* variant-redirect-dotdot. */
+static bool answer_early(struct MHD_Connection *c, const char *raw_rest, enum MHD_Result *ret)
+{
+    return variant_redirect_unclean(c, raw_rest, ret) || rest_real.answer_early(c, raw_rest, ret);
+}
+
+/* head-sends-body. */
+static void head_answered(struct rest_request *rq, int fd)
+{
+    if (fault_active(FAULT_HEAD_SENDS_BODY)) fault_head_body_keep(rq, fd);
+    rest_real.head_answered(rq, fd);
+}
+
+static void request_done(struct rest_request *rq, struct MHD_Connection *c, bool completed)
+{
+    if (rq->extension) fault_head_body_send(rq, c, completed);
+    rest_real.request_done(rq, c, completed);
+}
+
+static const struct rest_behaviour rest_faulty = {
+    .open_path = open_path,
+    .open_parent = open_parent,
+    .begin_write = begin_write,
+    .answer_early = answer_early,
+    .head_answered = head_answered,
+    .request_done = request_done,
+};
+
+const struct rest_behaviour *const rest_behaviour = &rest_faulty;
