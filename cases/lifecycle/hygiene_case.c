@@ -170,7 +170,7 @@ static void hygiene_cycles(struct case_ctx *ctx)
 SBX_CASE(hygiene_cycles, .id = "L5-001",
          .title = "Descriptors and memory stay flat over hundreds of failed PTY Starts and "
                   "thousands of Executes",
-         .clauses = "L5", .level = LEVEL_SHOULD, .tags = "lifecycle,process", .needs = NEEDS_LAUNCH,
+         .clauses = "L5", .level = LEVEL_SHOULD, .tags = "lifecycle", .needs = NEEDS_LAUNCH,
          .timeout_s = 150,
          .catches = "a failed PTY Start leaking its PTY master, a per-process record never freed",
          .how = "a private instance; after a warm-up (20 failed PTY Starts, 200 Executes) counts "
