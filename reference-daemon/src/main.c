@@ -32,6 +32,10 @@
  * keep 1,000 Start streams open on one connection. */
 #define GRPC_MAX_STREAMS 4096
 
+/* What a finished Start or Execute leaves in its process group gets SIGTERM,
+ * then SIGKILL this long after (the shutdown grace of L1). */
+#define END_GROUP_GRACE_MS 2000
+
 /* Descriptors 0..2 must exist so that nothing the daemon opens lands there
  * and is then handed to a child as a standard stream. */
 static void ensure_std_fds(void)
@@ -230,6 +234,10 @@ int main(int argc, char **argv)
         .signal_exit = fault_active("variant-signal-exit-128")   ? SIGNAL_EXIT_128_PLUS
                        : fault_active("variant-signal-exit-neg") ? SIGNAL_EXIT_NEGATIVE
                                                                  : SIGNAL_EXIT_MINUS_ONE,
+        /* Legal variant: the group's other members run on after the stream
+         * ended (the contract leaves this to the runtime). */
+        .end_group_grace_ms =
+            fault_active("variant-group-outlives-stream") ? 0 : END_GROUP_GRACE_MS,
     };
     struct proc_manager *pm = proc_manager_new(&loop, &pmo);
     struct sbx_grpc_server *grpc = pm ? start_grpc(&loop, &st) : NULL;
