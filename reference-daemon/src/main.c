@@ -133,6 +133,7 @@ static struct sbx_grpc_server *start_grpc(uv_loop_t *loop, struct daemon_state *
         .handshake_timeout_ms = (unsigned)cfg->grpc_handshake_timeout_ms,
         .idle_timeout_ms = (unsigned)cfg->grpc_idle_timeout_ms,
         .request_timeout_ms = (unsigned)cfg->grpc_request_timeout_ms,
+        .send_stall_timeout_ms = (unsigned)cfg->grpc_stall_timeout_ms,
         /* An Execute answer carries both output buffers in one message. */
         .max_call_queue = cfg->execute_output_limit ? 2 * cfg->execute_output_limit + (1u << 20)
                                                     : (size_t)256 << 20,
