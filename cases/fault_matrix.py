@@ -27,6 +27,10 @@ between, is caught too. Modes:
                      must pass, except the listed IDs (SHOULD cases the
                      variant gives up on purpose), and a case may skip only
                      if it also skips against the clean daemon.
+  variants           every legal variant of variants.tsv, in the sets of
+                     compatible ones that variant_sets.tsv names (one
+                     daemon per set, all its variants switched on; a set
+                     that is refused is run again one variant at a time);
   --confine          (with any mode) the same, with the runtime launched by
                      --confine-runtime: what passes unconfined must pass
                      confined;
@@ -48,6 +52,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import time
 
 # Tags whose cases are proven by other tests (the transport profile is
 # proven through a buffering proxy configuration, not a daemon fault).
@@ -162,13 +167,109 @@ def run_suite(suite, launch, extra, workdir, seed=1):
         return proc, json.load(f)
 
 
+def check_variants(a, names, args, tags, may_fail, tmp, quiet=False):
+    """Runs the cases of `tags` against the fault build with the variants
+    `names` switched on: every case must pass, except the IDs of may_fail,
+    and a case may skip only if it skips on the clean daemon too. Returns
+    (accepted, number of cases run)."""
+    label = ",".join(names)
+    faults = f"--fault {label} " + (f"{args} " if args else "")
+    launch = LAUNCH.format(daemon=a.faulty, faults=faults)
+    proc, doc = run_suite(a.suite, launch, ["--tags", tags], tmp)
+    results = [r for r in case_results(doc) if r[1] not in (None, "not-run")]
+    if not results:
+        print(proc.stdout)
+        print(f"no case ran for tags {tags}")
+        return False, 0
+    bad = [(i, o) for i, o, _ in results
+           if o != "pass" and not (i in may_fail and o == "fail") and o != "skip"]
+    skipped = [i for i, o, _ in results if o == "skip"]
+    if skipped:
+        # A skip is honest only if the clean daemon skips the case too.
+        focus = "^(" + "|".join(skipped) + ")( |$)"
+        cproc, cdoc = run_suite(a.suite, LAUNCH.format(daemon=a.daemon, faults=""),
+                                ["--focus", focus], tmp)
+        clean = {i: o for i, o, _ in case_results(cdoc)}
+        bad += [(i, "skip (passes on the clean daemon)") for i in skipped
+                if clean.get(i) != "skip"]
+    unknown = sorted(may_fail - {i for i, _, _ in results})
+    for i, o, _ in results:
+        if i in may_fail:
+            print(f"{label}: {i}: {o} (allowed to fail)")
+    if bad or unknown:
+        if not quiet:
+            print(proc.stdout)
+        for i, o in bad:
+            print(f"LEGAL VARIANT {label} REFUSED by {i}: {o}")
+        for i in unknown:
+            print(f"variants.tsv allows {i} to fail, but it did not run")
+        return False, len(results)
+    return True, len(results)
+
+
+def load_variant_sets(cases_dir, variants):
+    """variant_sets.tsv: `set<TAB>variant,variant,...`; every variant of
+    variants.tsv in exactly one set."""
+    sets = {}
+    path = os.path.join(cases_dir, "variant_sets.tsv")
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            line = line.split("#", 1)[0].strip()
+            if not line:
+                continue
+            cols = line.split("\t")
+            if len(cols) != 2 or not cols[1].strip():
+                sys.exit(f"{path}:{n}: want 'set<TAB>variant,variant,...', got {line!r}")
+            sets[cols[0].strip()] = [v.strip() for v in cols[1].split(",") if v.strip()]
+    listed = [v for vs in sets.values() for v in vs]
+    unknown = sorted(set(listed) - set(variants))
+    twice = sorted({v for v in listed if listed.count(v) > 1})
+    missing = sorted(set(variants) - set(listed))
+    if unknown or twice or missing:
+        sys.exit(f"{path}: not in variants.tsv: {unknown}; in two sets: {twice}; "
+                 f"in no set: {missing}")
+    return sets
+
+
+def check_variant_sets(a, tmp):
+    """Every legal variant at once, a set of compatible ones per daemon
+    (variant_sets.tsv): the union of their tags, their allowed failures and
+    their arguments. A set that is refused is run again one variant at a
+    time, so the verdict is each variant's own: a variant is refused only
+    if it is refused alone."""
+    variants = load_variants(a.cases_dir)
+    sets = load_variant_sets(a.cases_dir, variants)
+    refused = []
+    for name, members in sets.items():
+        t0 = time.time()
+        args = " ".join(variants[v][0] for v in members if variants[v][0])
+        tags = ",".join(sorted({t for v in members for t in variants[v][1].split(",")}))
+        may_fail = set().union(*(variants[v][2] for v in members))
+        ok, n = check_variants(a, members, args, tags, may_fail, tmp, quiet=True)
+        print(f"set {name} ({len(members)} variants, {n} cases of {tags}): "
+              f"{'accepted' if ok else 'refused'} in {time.time() - t0:.0f} s", flush=True)
+        if ok:
+            continue
+        for v in members:
+            vargs, vtags, vmay = variants[v]
+            vok, vn = check_variants(a, [v], vargs, vtags, vmay, tmp)
+            print(f"  variant {v} alone: {'accepted' if vok else 'REFUSED'} ({vn} cases)",
+                  flush=True)
+            if not vok:
+                refused.append(v)
+    if refused:
+        sys.exit(f"legal variants refused: {', '.join(refused)}")
+    print(f"all {len(variants)} legal variants accepted "
+          f"({'confined' if a.confine else 'unconfined'})")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--suite", required=True)
     ap.add_argument("--daemon", required=True)
     ap.add_argument("--faulty", required=True)
     ap.add_argument("--cases-dir", required=True)
-    ap.add_argument("mode", choices=["clean", "fault", "variant", "sweep"])
+    ap.add_argument("mode", choices=["clean", "fault", "variant", "variants", "sweep"])
     ap.add_argument("fault", nargs="?")
     ap.add_argument("--confine", action="store_true",
                     help="run the runtime with --confine-runtime (needs root; exits 77 without)")
@@ -265,36 +366,12 @@ def main():
             if a.fault not in variants:
                 sys.exit(f"variant {a.fault!r} is not in variants.tsv")
             args, tags, may_fail = variants[a.fault]
-            faults = f"--fault {a.fault} " + (f"{args} " if args else "")
-            launch = LAUNCH.format(daemon=a.faulty, faults=faults)
-            proc, doc = run_suite(a.suite, launch, ["--tags", tags], tmp)
-            results = [r for r in case_results(doc) if r[1] not in (None, "not-run")]
-            if not results:
-                print(proc.stdout)
-                sys.exit(f"no case ran for tags {tags}")
-            bad = [(i, o) for i, o, _ in results
-                   if o != "pass" and not (i in may_fail and o == "fail") and o != "skip"]
-            skipped = [i for i, o, _ in results if o == "skip"]
-            if skipped:
-                # A skip is honest only if the clean daemon skips the case too.
-                focus = "^(" + "|".join(skipped) + ")( |$)"
-                cproc, cdoc = run_suite(a.suite, LAUNCH.format(daemon=a.daemon, faults=""),
-                                        ["--focus", focus], tmp)
-                clean = {i: o for i, o, _ in case_results(cdoc)}
-                bad += [(i, "skip (passes on the clean daemon)") for i in skipped
-                        if clean.get(i) != "skip"]
-            unknown = sorted(may_fail - {i for i, _, _ in results})
-            for i, o, _ in results:
-                if i in may_fail:
-                    print(f"{a.fault}: {i}: {o} (allowed to fail)")
-            if bad or unknown:
-                print(proc.stdout)
-                for i, o in bad:
-                    print(f"LEGAL VARIANT {a.fault} REFUSED by {i}: {o}")
-                for i in unknown:
-                    print(f"variants.tsv allows {i} to fail, but it did not run")
+            ok, n = check_variants(a, [a.fault], args, tags, may_fail, tmp)
+            if not ok:
                 sys.exit(1)
-            print(f"variant {a.fault}: {len(results)} cases of {tags} accept it")
+            print(f"variant {a.fault}: {n} cases of {tags} accept it")
+        elif a.mode == "variants":
+            check_variant_sets(a, tmp)
         elif a.mode == "sweep":
             sweeps = load_sweeps(a.cases_dir)
             if a.fault not in sweeps:

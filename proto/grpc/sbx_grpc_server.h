@@ -44,11 +44,14 @@ struct sbx_grpc_server_opts {
     size_t writable_low_water;       /* on_writable fires when the queue drops below; 0 = 64 KiB */
     size_t max_conn_output;          /* bytes in flight in uv_write per connection; 0 = 256 KiB */
     /* Bounds against hostile peers; 0 = no bound for each. */
-    size_t max_connections;        /* more are accepted and closed at once */
-    unsigned handshake_timeout_ms; /* client preface and SETTINGS must arrive within */
-    unsigned idle_timeout_ms;      /* no open stream this long: GOAWAY, then close */
-    unsigned request_timeout_ms;   /* a unary or server-streaming request must be complete
-                                      this long after its headers, else RST (CANCEL) */
+    size_t max_connections;         /* more are accepted and closed at once */
+    unsigned handshake_timeout_ms;  /* client preface and SETTINGS must arrive within */
+    unsigned idle_timeout_ms;       /* no open stream this long: GOAWAY, then close */
+    unsigned request_timeout_ms;    /* a unary or server-streaming request must be complete
+                                       this long after its headers, else RST (CANCEL) */
+    unsigned send_stall_timeout_ms; /* response bytes queued that the peer takes none of
+                                       this long (its window stays closed, or it does not
+                                       read): RST (CANCEL), on_cancel with STALLED */
     /* Response encodings the gRPC protocol leaves to the server; all off /
        NULL is this library's choice. */
     const char *content_type;    /* NULL = "application/grpc"; a "application/grpc+..."
@@ -94,6 +97,8 @@ enum sbx_grpc_cancel_reason {
     SBX_GRPC_CANCEL_SHUTDOWN,   /* sbx_grpc_server_close / the shutdown grace ran out */
     SBX_GRPC_CANCEL_PROTOCOL,   /* the request broke the protocol (e.g. a message over the
                                    limit mid-stream); the library sent the status */
+    SBX_GRPC_CANCEL_STALLED,    /* the peer took none of the queued response for
+                                   send_stall_timeout_ms; the stream was reset */
 };
 
 enum sbx_grpc_send_result {

@@ -55,6 +55,7 @@ struct sbx_grpc_server_call {
     bool headers_too_large;
     int64_t deadline_ms;         /* 0 = none */
     int64_t request_deadline_ms; /* the request must be complete by then; 0 = none */
+    int64_t stall_since_ms;      /* queued response bytes last moved then; 0 = queue empty */
     struct sbx_grpc_deframer deframer;
     struct req_msg *req_head, *req_tail; /* complete requests not yet delivered */
     size_t n_requests;
@@ -364,6 +365,7 @@ static int send_data_frame(nghttp2_session *s, nghttp2_frame *frame, const uint8
         out_list_take(&c->out, &call->q, pool, length) < 0 ||
         (pad > 1 && out_list_copy(&c->out, pool, zeros, pad - 1) < 0))
         return NGHTTP2_ERR_CALLBACK_FAILURE;
+    call->stall_since_ms = call->q.bytes ? sbx_grpc_now_ms() : 0;
     if (call->writable_armed && call->q.bytes < call->low_water && !call->cancelled) {
         call->writable_armed = false;
         schedule(call, N_WRITABLE);
@@ -785,6 +787,16 @@ static int64_t request_deadline(const struct sbx_grpc_server_call *call)
                : call->request_deadline_ms;
 }
 
+/* A response the peer takes none of: when it counts as stalled (0 when
+ * there is no bound or nothing waits). */
+static int64_t stall_deadline(const struct sbx_grpc_server_call *call)
+{
+    unsigned t = call->srv->opts.send_stall_timeout_ms;
+    if (!t || !call->stall_since_ms || !call->q.bytes || !call->stream_attached || call->rejected)
+        return 0;
+    return call->stall_since_ms + t;
+}
+
 bool sconn_handshaken(const struct sconn *c)
 {
     return c->handshaken;
@@ -799,6 +811,8 @@ int64_t sconn_next_deadline(const struct sconn *c)
             best = call->deadline_ms;
         int64_t rd = request_deadline(call);
         if (rd && (best < 0 || rd < best)) best = rd;
+        int64_t sd = stall_deadline(call);
+        if (sd && (best < 0 || sd < best)) best = sd;
     }
     return best;
 }
@@ -806,6 +820,22 @@ int64_t sconn_next_deadline(const struct sconn *c)
 void sconn_expire(struct sconn *c, int64_t now_ms)
 {
     for (struct sbx_grpc_server_call *call = c->calls; call; call = call->next) {
+        int64_t sd = stall_deadline(call);
+        if (sd && sd <= now_ms) {
+            /* Neither the response nor its status can reach the peer: reset
+             * the stream and free what waited for its window. */
+            call->stall_since_ms = 0;
+            call->rejected = true;
+            call->status_submitted = true;
+            call->finish_pending = false;
+            drop_queue(call);
+            drop_requests(call);
+            nghttp2_submit_rst_stream(c->session, NGHTTP2_FLAG_NONE, call->stream_id,
+                                      NGHTTP2_CANCEL);
+            cancel_call(call, SBX_GRPC_CANCEL_STALLED);
+            kick(c);
+            continue;
+        }
         int64_t rd = request_deadline(call);
         if (rd && rd <= now_ms) {
             /* A half-open request: nothing was delivered, nothing is owed. */
@@ -894,6 +924,7 @@ void sconn_free(struct sconn *c)
 /* Bytes were added to the call's queue: headers, flow and the socket. */
 static void queued(struct sbx_grpc_server_call *call)
 {
+    if (!call->stall_since_ms) call->stall_since_ms = sbx_grpc_now_ms();
     if (call->q.bytes >= call->low_water) call->writable_armed = true;
     ensure_headers(call);
     if (call->data_deferred) {

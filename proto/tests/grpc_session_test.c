@@ -161,10 +161,13 @@ struct fixture {
     struct sbx_grpc_conn *conn;
 };
 
-static int setup_with(void **state, const struct sbx_grpc_conn_opts *co)
+#define STALL_MS 1000
+
+static int setup_with(void **state, const struct sbx_grpc_conn_opts *co, bool stall_bound)
 {
     struct fixture *f = calloc(1, sizeof *f);
-    struct sbx_grpc_server_opts so = {.max_recv_message = 1024};
+    struct sbx_grpc_server_opts so = {.max_recv_message = 1024,
+                                      .send_stall_timeout_ms = stall_bound ? STALL_MS : 0};
     f->mem.srv = sbx_grpc_server_new(NULL, &so);
     const struct sbx_grpc_method ms[] = {
         {"/t.S/Echo", SBX_GRPC_METHOD_UNARY, on_echo, NULL, NULL},
@@ -188,13 +191,19 @@ static int setup_with(void **state, const struct sbx_grpc_conn_opts *co)
 
 static int setup(void **state)
 {
-    return setup_with(state, NULL);
+    return setup_with(state, NULL, false);
 }
 
 static int setup_small_window(void **state)
 {
     struct sbx_grpc_conn_opts co = {.initial_stream_window = 4096};
-    return setup_with(state, &co);
+    return setup_with(state, &co, false);
+}
+
+static int setup_small_window_stall(void **state)
+{
+    struct sbx_grpc_conn_opts co = {.initial_stream_window = 4096};
+    return setup_with(state, &co, true);
 }
 
 static int teardown(void **state)
@@ -369,6 +378,49 @@ static void test_flow_control(void **state)
     sbx_grpc_call_free(call);
 }
 
+/* The client never reads: its window stays closed, nothing leaves the
+ * server's queue, and once send_stall_timeout_ms passed the stream is reset
+ * and the handler told (STALLED). Time is handed to sconn_expire. */
+static void test_send_stall(void **state)
+{
+    struct fixture *f = *state;
+    struct sbx_grpc_call *call = sbx_grpc_call_start(f->conn, "/t.S/Stream", "", 0, NULL, NULL, 0);
+    for (int i = 0; i < 10; i++)
+        sbx_grpc_conn_pump(f->conn, 1);
+    int64_t now = sbx_grpc_now_ms();
+    sconn_expire(f->mem.sc, now + STALL_MS / 2); /* not yet */
+    server_dispatch(f->mem.srv);
+    assert_int_equal(cancel_reason, 0);
+    assert_int_not_equal(sconn_next_deadline(f->mem.sc), -1);
+    sconn_expire(f->mem.sc, now + STALL_MS + 100);
+    server_dispatch(f->mem.srv);
+    assert_int_equal(cancel_reason, SBX_GRPC_CANCEL_STALLED);
+    const uint8_t *m;
+    size_t len;
+    int rv;
+    while ((rv = sbx_grpc_call_next(call, 1000, &m, &len)) == SBX_GRPC_NEXT_MESSAGE)
+        ;
+    assert_int_equal(rv, SBX_GRPC_NEXT_ERROR);
+    assert_int_equal(sbx_grpc_call_result(call)->end, SBX_GRPC_END_RESET);
+    sbx_grpc_call_free(call);
+}
+
+/* A client that reads keeps its stream however long it takes. */
+static void test_send_no_stall_while_read(void **state)
+{
+    struct fixture *f = *state;
+    struct sbx_grpc_call *call = sbx_grpc_call_start(f->conn, "/t.S/Stream", "", 0, NULL, NULL, 0);
+    const uint8_t *m;
+    size_t len;
+    int n = 0, rv;
+    while ((rv = sbx_grpc_call_next(call, 1000, &m, &len)) == SBX_GRPC_NEXT_MESSAGE)
+        n++;
+    assert_int_equal(rv, SBX_GRPC_NEXT_END);
+    assert_int_equal(n, 300);
+    assert_int_equal(cancel_reason, 0);
+    sbx_grpc_call_free(call);
+}
+
 static void test_many_streams(void **state)
 {
     struct fixture *f = *state;
@@ -425,6 +477,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_client_cancel, setup, teardown),
         cmocka_unit_test_setup_teardown(test_server_reset, setup, teardown),
         cmocka_unit_test_setup_teardown(test_flow_control, setup_small_window, teardown),
+        cmocka_unit_test_setup_teardown(test_send_stall, setup_small_window_stall, teardown),
+        cmocka_unit_test_setup_teardown(test_send_no_stall_while_read, setup_small_window_stall,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_many_streams, setup, teardown),
         cmocka_unit_test_setup_teardown(test_garbage_and_vanishing_peer, setup, teardown),
     };

@@ -39,7 +39,11 @@ static const char usage[] =
     "                              gets GOAWAY and is closed (default 5m)\n"
     "  --grpc-request-timeout D    a request message must be complete this long after\n"
     "                              its headers, else the stream is reset (default 60s)\n"
-    "                              (0 switches any of these three off)\n"
+    "  --grpc-stall-timeout D      a response the client takes no byte of this long\n"
+    "                              (its flow-control window stays closed, or it does\n"
+    "                              not read) is reset, its process terminated as on a\n"
+    "                              cancel (default 5m)\n"
+    "                              (0 switches any of these four off)\n"
     "  --stream-chunk-size N       max bytes per stdout/stderr event (default 4096)\n"
     "  --execute-output-limit N    max bytes Execute buffers per stream; beyond it\n"
     "                              the call fails with RESOURCE_EXHAUSTED (default 64Mi)\n"
@@ -152,6 +156,7 @@ static void set_defaults(struct daemon_config *cfg)
     cfg->grpc_handshake_timeout_ms = 10000;
     cfg->grpc_idle_timeout_ms = 300000;
     cfg->grpc_request_timeout_ms = 60000;
+    cfg->grpc_stall_timeout_ms = 300000;
     cfg->stream_chunk_size = 4096;
     cfg->execute_output_limit = 64u << 20;
 }
@@ -229,6 +234,8 @@ int daemon_config_parse(struct daemon_config *cfg, int argc, char **argv)
             bad = parse_timeout(value, &cfg->grpc_idle_timeout_ms);
         else if (strcmp(name, "--grpc-request-timeout") == 0)
             bad = parse_timeout(value, &cfg->grpc_request_timeout_ms);
+        else if (strcmp(name, "--grpc-stall-timeout") == 0)
+            bad = parse_timeout(value, &cfg->grpc_stall_timeout_ms);
         else if (strcmp(name, "--stream-chunk-size") == 0)
             bad = parse_size(value, &cfg->stream_chunk_size) || cfg->stream_chunk_size == 0 ||
                   cfg->stream_chunk_size > (4u << 20);

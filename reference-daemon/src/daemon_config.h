@@ -21,6 +21,7 @@ struct daemon_config {
     uint64_t grpc_handshake_timeout_ms; /* --grpc-handshake-timeout, default 10s (extension) */
     uint64_t grpc_idle_timeout_ms;      /* --grpc-idle-timeout, default 5m (extension) */
     uint64_t grpc_request_timeout_ms;   /* --grpc-request-timeout, default 60s (extension) */
+    uint64_t grpc_stall_timeout_ms;     /* --grpc-stall-timeout, default 5m (extension) */
     size_t stream_chunk_size;           /* --stream-chunk-size, default 4096 */
     size_t execute_output_limit;        /* --execute-output-limit, default 64 MiB per stream */
     const char *faults;                 /* --fault NAME[,NAME...]: fault-injection build only */

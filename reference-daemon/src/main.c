@@ -32,6 +32,10 @@
  * keep 1,000 Start streams open on one connection. */
 #define GRPC_MAX_STREAMS 4096
 
+/* What a finished Start or Execute leaves in its process group gets SIGTERM,
+ * then SIGKILL this long after (the shutdown grace of L1). */
+#define END_GROUP_GRACE_MS 2000
+
 /* Descriptors 0..2 must exist so that nothing the daemon opens lands there
  * and is then handed to a child as a standard stream. */
 static void ensure_std_fds(void)
@@ -138,6 +142,7 @@ static struct sbx_grpc_server *start_grpc(uv_loop_t *loop, struct daemon_state *
         .handshake_timeout_ms = (unsigned)cfg->grpc_handshake_timeout_ms,
         .idle_timeout_ms = (unsigned)cfg->grpc_idle_timeout_ms,
         .request_timeout_ms = (unsigned)cfg->grpc_request_timeout_ms,
+        .send_stall_timeout_ms = (unsigned)cfg->grpc_stall_timeout_ms,
         /* An Execute answer carries both output buffers in one message. */
         .max_call_queue = cfg->execute_output_limit ? 2 * cfg->execute_output_limit + (1u << 20)
                                                     : (size_t)256 << 20,
@@ -249,6 +254,10 @@ int main(int argc, char **argv)
         .signal_exit = fault_active(FAULT_VARIANT_SIGNAL_EXIT_128)   ? SIGNAL_EXIT_128_PLUS
                        : fault_active(FAULT_VARIANT_SIGNAL_EXIT_NEG) ? SIGNAL_EXIT_NEGATIVE
                                                                      : SIGNAL_EXIT_MINUS_ONE,
+        /* Legal variant: the group's other members run on after the stream
+         * ended (the contract leaves this to the runtime). */
+        .end_group_grace_ms =
+            fault_active(FAULT_VARIANT_GROUP_OUTLIVES_STREAM) ? 0 : END_GROUP_GRACE_MS,
     };
     struct proc_manager *pm = proc_manager_new(&loop, &pmo);
     struct sbx_grpc_server *grpc = pm ? start_grpc(&loop, &st) : NULL;

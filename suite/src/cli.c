@@ -90,6 +90,8 @@ void cli_print_help(FILE *f)
         "  --baseline FILE           known deviations (YAML list of id/reason/link): their\n"
         "                            failures are expected-fail and do not fail the run;\n"
         "                            when one passes it is reported as unexpected-pass.\n"
+        "                            An entry naming a case this suite does not have is\n"
+        "                            an error (exit 2) before anything runs.\n"
         "  --openapi FILE            the OpenAPI 3.0 document responses are validated\n"
         "                            against (default: $SBX_OPENAPI, else\n"
         "                            openapi/sandboxd.yaml of the data directory); paths\n"

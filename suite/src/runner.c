@@ -270,18 +270,29 @@ static void on_case_done(void *ud, const struct case_result *r, size_t done, siz
 
 /* ---- baseline ------------------------------------------------------------ */
 
-static void apply_baseline(struct run_results *res, const struct baseline *b, int log_fd)
+/* A baseline entry for a case the catalog does not have (renamed, removed,
+ * or a typo) would silently stop covering anything: refused before the run,
+ * as compare refuses it. Returns 0, or -1 with a message in err. */
+static int check_baseline_ids(const struct run_results *res, const struct baseline *b,
+                              const char *path, char *err, size_t err_len)
 {
     for (size_t i = 0; i < b->count; i++) {
         bool known = false;
         for (size_t k = 0; k < res->count && !known; k++)
             known = strcmp(res->cases[k].def->id, b->entries[i].id) == 0;
         if (!known) {
-            fprintf(stderr, "sandboxd-conformance: warning: baseline names unknown case %s\n",
-                    b->entries[i].id);
-            if (log_fd >= 0) dprintf(log_fd, "baseline names unknown case %s\n", b->entries[i].id);
+            snprintf(err, err_len,
+                     "--baseline %s names case %s, which this suite does not have (renamed or "
+                     "removed? `--list` shows the catalog); remove or correct the entry",
+                     path, b->entries[i].id);
+            return -1;
         }
     }
+    return 0;
+}
+
+static void apply_baseline(struct run_results *res, const struct baseline *b)
+{
     for (size_t k = 0; k < res->count; k++) {
         struct case_result *r = &res->cases[k];
         const struct baseline_entry *e = baseline_find(b, r->def->id);
@@ -406,9 +417,9 @@ static void remove_prefix(const struct run_target *t, int log_fd, double bound_s
 
 /* Outcomes are final: baseline, verdict and the run's end time. */
 static void settle_results(const struct cli_opts *o, struct run_results *res,
-                           const struct baseline *base, int log_fd, double t0)
+                           const struct baseline *base, double t0)
 {
-    apply_baseline(res, base, log_fd);
+    apply_baseline(res, base);
     verdict_compute(res, !o->core_only, o->require_complete);
     utc_now(res->finished_at, sizeof res->finished_at);
     res->seconds = mono_s() - t0;
@@ -429,7 +440,7 @@ static void report_unreachable(const struct cli_opts *o, struct run_results *res
         free(r->reason);
         r->reason = text_fmt("not run: the runtime is unreachable: %s", why);
     }
-    settle_results(o, res, base, log_fd, t0);
+    settle_results(o, res, base, t0);
     if (log_fd >= 0) dprintf(log_fd, "unreachable: %s\n", why);
     write_reports(o, res, log_path && *log_path ? log_path : NULL, NULL);
 }
@@ -527,6 +538,11 @@ int runner_main(int argc, char **argv)
         goto out;
     }
     if (selection_apply(&sel, &cat, &res) != 0) goto out;
+    if (o.baseline && check_baseline_ids(&res, &base, o.baseline, err, sizeof err) != 0) {
+        fprintf(stderr, "sandboxd-conformance: %s\n", err);
+        exit_code = RUNNER_USAGE;
+        goto out;
+    }
     if (o.list) {
         print_list(&res);
         exit_code = RUNNER_OK;
@@ -761,7 +777,7 @@ int runner_main(int argc, char **argv)
      * short, and the reports are written again once the runtime's exit is
      * known. */
     bool hurry = res.interrupted || res.unresponsive;
-    settle_results(&o, &res, &base, log_fd, t0);
+    settle_results(&o, &res, &base, t0);
     if (hurry)
         write_reports(&o, &res, log_path[0] ? log_path : NULL, launched ? rt.log_path : NULL);
 

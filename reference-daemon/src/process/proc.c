@@ -69,7 +69,8 @@ struct proc {
     int handles; /* initialised handles not yet closed */
 
     bool exited, finished, detached, released, paused, kill_pending, stdin_closed;
-    bool pty_hup; /* the PTY master read EIO before the exit was seen */
+    bool group_ended; /* the end-of-stream policy ran (end_group_grace_ms) */
+    bool pty_hup;     /* the PTY master read EIO before the exit was seen */
     int exit_code;
     uint8_t last_input; /* last byte queued for a PTY, for EOF at line start */
 
@@ -93,6 +94,7 @@ struct proc_manager {
     int32_t id_step;
     bool lowest_free_id;
     int signal_exit;
+    uint64_t end_group_grace_ms;
     bool adopting;
     bool shutting_down; /* a *_all call of the shutdown has run */
     uv_signal_t sigchld;
@@ -534,6 +536,7 @@ static void on_kill_timeout(uv_timer_t *t)
 void proc_terminate(struct proc *p, uint64_t grace_ms)
 {
     if (p->released) return;
+    p->group_ended = true; /* the end-of-stream policy has nothing left to do */
     if (grace_ms == 0) {
         proc_signal_group(p, SIGKILL);
         return;
@@ -678,9 +681,20 @@ static void release_now(struct proc *p)
     unlink_live(p);
 }
 
+static bool group_has_survivors(struct proc *p);
+
 static void maybe_release(struct proc *p)
 {
     if (p->released || !p->finished || !p->detached || p->kill_pending) return;
+    if (!p->group_ended) {
+        p->group_ended = true;
+        /* The zombie leader is kept through the grace, so the SIGKILL
+         * cannot reach a recycled process group. */
+        if (p->m->end_group_grace_ms && group_has_survivors(p)) {
+            proc_terminate(p, p->m->end_group_grace_ms);
+            if (p->kill_pending) return;
+        }
+    }
     release_now(p);
 }
 
@@ -772,6 +786,7 @@ struct proc_manager *proc_manager_new(uv_loop_t *loop, const struct proc_manager
     }
     m->lowest_free_id = opts && opts->lowest_free_id;
     m->signal_exit = opts ? (int)opts->signal_exit : SIGNAL_EXIT_MINUS_ONE;
+    m->end_group_grace_ms = opts ? opts->end_group_grace_ms : 0;
     intmap_init(&m->by_id);
     intmap_init(&m->by_pid);
     m->readbuf = malloc(m->read_size);
@@ -789,8 +804,8 @@ struct proc_manager *proc_manager_new(uv_loop_t *loop, const struct proc_manager
  * and skip entries), into an array that grows with it up to pid_max's
  * ceiling. Returns the count, or -1 when /proc cannot tell. */
 #define CHILDREN_MAX (1 << 22) /* PID_MAX_LIMIT */
-static int for_each_child(void (*fn)(struct proc_manager *m, pid_t pid, int *others),
-                          struct proc_manager *m, int *others)
+static int for_each_child(void (*fn)(struct proc_manager *m, pid_t pid, void *arg),
+                          struct proc_manager *m, void *arg)
 {
     char path[64];
     snprintf(path, sizeof(path), "/proc/self/task/%ld/children", (long)gettid());
@@ -817,15 +832,40 @@ static int for_each_child(void (*fn)(struct proc_manager *m, pid_t pid, int *oth
     }
     fclose(f);
     for (int i = 0; i < n; i++)
-        fn(m, pids[i], others);
+        fn(m, pids[i], arg);
     free(pids);
     return n;
 }
 
-/* A child that is no record of ours: reaped if it is a zombie. */
-static void reap_if_orphan(struct proc_manager *m, pid_t pid, int *others)
+/* A child that is no record of ours and still runs in the group p led. */
+struct survivor_scan {
+    struct proc *p;
+    bool found;
+};
+
+static void note_survivor(struct proc_manager *m, pid_t pid, void *arg)
 {
-    (void)others;
+    struct survivor_scan *sc = arg;
+    if (sc->found || intmap_get(&m->by_pid, pid)) return;
+    if (getpgid(pid) == sc->p->pid) sc->found = true;
+}
+
+/* Whether descendants of p's leader remain in its process group. Those that
+ * outlived the leader were re-parented to the daemon (its subreaper), so
+ * its own children tell; without the subreaper role nobody can tell, and
+ * the group is taken to live on. */
+static bool group_has_survivors(struct proc *p)
+{
+    if (!p->own_group && !p->pty) return false; /* the daemon's own group */
+    if (!p->m->adopting) return true;
+    struct survivor_scan sc = {p, false};
+    return for_each_child(note_survivor, p->m, &sc) < 0 || sc.found;
+}
+
+/* A child that is no record of ours: reaped if it is a zombie. */
+static void reap_if_orphan(struct proc_manager *m, pid_t pid, void *arg)
+{
+    (void)arg;
     if (intmap_get(&m->by_pid, pid)) return;
     siginfo_t si;
     waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG);
@@ -889,10 +929,10 @@ void proc_manager_signal_all(struct proc_manager *m, int sig)
 }
 
 /* An adopted orphan at the daemon's exit: killed and reaped. */
-static void kill_if_orphan(struct proc_manager *m, pid_t pid, int *others)
+static void kill_if_orphan(struct proc_manager *m, pid_t pid, void *arg)
 {
     if (intmap_get(&m->by_pid, pid)) return;
-    (*others)++;
+    (*(int *)arg)++;
     kill(pid, SIGKILL);
     waitpid(pid, NULL, 0);
 }

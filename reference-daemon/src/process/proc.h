@@ -57,6 +57,11 @@ struct proc_manager_opts {
     bool negative_ids;
     bool lowest_free_id;
     enum { SIGNAL_EXIT_MINUS_ONE = 0, SIGNAL_EXIT_128_PLUS, SIGNAL_EXIT_NEGATIVE } signal_exit;
+    /* The group outlives its leader: once a finished record is released,
+     * descendants still in the leader's process group get SIGTERM, and
+     * SIGKILL this long after (as a terminal hang-up ends a session).
+     * 0 = they are left running (until the daemon's exit). */
+    uint64_t end_group_grace_ms;
 };
 
 struct proc_manager *proc_manager_new(uv_loop_t *loop, const struct proc_manager_opts *opts);
@@ -122,8 +127,9 @@ int proc_get_size(struct proc *p, uint16_t *cols, uint16_t *rows);
  * with proc_terminate) and its record is released once it finished. */
 void proc_detach(struct proc *p);
 
-/* The owner is done with a finished process: reaps it and frees the record.
- * May be called before finished (then it acts as proc_detach). */
+/* The owner is done with a finished process: reaps it and frees the record
+ * (after ending the rest of its group, see end_group_grace_ms). May be
+ * called before finished (then it acts as proc_detach). */
 void proc_release(struct proc *p);
 
 /* Records not yet released (running, draining or awaiting SIGKILL). */
