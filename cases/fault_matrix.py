@@ -172,8 +172,12 @@ def check_variants(a, names, args, tags, may_fail, tmp, quiet=False):
     `names` switched on: every case must pass, except the IDs of may_fail,
     and a case may skip only if it skips on the clean daemon too. Returns
     (accepted, number of cases run)."""
+    # A variant with daemon arguments is those arguments to the clean
+    # behaviour, not a switch of the fault table (FAULTS.md).
+    variants = load_variants(a.cases_dir)
+    switches = ",".join(n for n in names if not variants[n][0])
     label = ",".join(names)
-    faults = f"--fault {label} " + (f"{args} " if args else "")
+    faults = (f"--fault {switches} " if switches else "") + (f"{args} " if args else "")
     launch = LAUNCH.format(daemon=a.faulty, faults=faults)
     proc, doc = run_suite(a.suite, launch, ["--tags", tags], tmp)
     results = [r for r in case_results(doc) if r[1] not in (None, "not-run")]
@@ -239,6 +243,10 @@ def check_variant_sets(a, tmp):
     if it is refused alone."""
     variants = load_variants(a.cases_dir)
     sets = load_variant_sets(a.cases_dir, variants)
+    if a.fault:  # one set only (a ctest each, so sets run in parallel)
+        if a.fault not in sets:
+            sys.exit(f"variant set {a.fault!r} is not in variant_sets.tsv")
+        sets = {a.fault: sets[a.fault]}
     refused = []
     for name, members in sets.items():
         t0 = time.time()
@@ -259,7 +267,8 @@ def check_variant_sets(a, tmp):
                 refused.append(v)
     if refused:
         sys.exit(f"legal variants refused: {', '.join(refused)}")
-    print(f"all {len(variants)} legal variants accepted "
+    n = sum(len(m) for m in sets.values())
+    print(f"all {n} legal variants of {', '.join(sets)} accepted "
           f"({'confined' if a.confine else 'unconfined'})")
 
 
