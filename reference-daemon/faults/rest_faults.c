@@ -6,8 +6,11 @@
 #include "rest/rest_behaviour.h"
 #include "rest/request.h"
 #include "rest_head_body.h"
+#include "rest_multipart.h"
 #include "rest_paths.h"
+#include "rest_probes.h"
 #include "rest_redirect.h"
+#include "rest_responses.h"
 
 /* resolve-naive, symlink-follow-out, absolute-host, absolute-root-host,
  * empty-path-cwd, toctou, toctou-realpath: host path strings. */
@@ -58,6 +61,18 @@ static const struct rest_behaviour rest_faulty = {
     .answer_early = answer_early,
     .head_answered = head_answered,
     .request_done = request_done,
+    .error_code = fault_error_code,
+    .json_media_type = fault_json_media_type,
+    .complete_json = fault_complete_json,
+    .error_response = fault_error_response,
+    .method_refused = fault_method_refused,
+    .reply_fs_error = fault_reply_fs_error,
+    .health_unavailable = fault_health_unavailable,
+    .health_body = fault_health_body,
+    .metadata_name_allowed = fault_metadata_name_allowed,
+    .metadata_value = fault_metadata_value,
+    .metadata_env = fault_metadata_env,
+    .multipart_begin = fault_multipart_begin,
 };
 
 const struct rest_behaviour *const rest_behaviour = &rest_faulty;

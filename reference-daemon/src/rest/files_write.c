@@ -101,7 +101,7 @@ static enum MHD_Result begin(struct rest_request *rq, struct MHD_Connection *c)
 
     const char *ct = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
     if (multipart_is_form_data(ct) && !fault_active(FAULT_MULTIPART_RAW)) {
-        rq->mp = multipart_new(ct);
+        rq->mp = rest_behaviour->multipart_begin(ct);
         if (!rq->mp)
             return rest_reply_error(c, 400, "multipart/form-data without a valid boundary");
         if (fault_active(FAULT_MULTIPART_IGNORE_MODE)) rq->mode = SBX_DEFAULT_FILE_MODE;

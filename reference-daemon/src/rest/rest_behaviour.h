@@ -7,6 +7,7 @@
  * fs_behaviour.h): the real daemon links rest/rest_behaviour_real.c;
  * sandboxd-ref-faulty links its wrappers from reference-daemon/faults/
  * instead. Both are constant while the daemon runs. */
+#include <jansson.h>
 #include <microhttpd.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -14,6 +15,7 @@
 #include "daemon_state.h"
 #include "fs/atomic_write.h"
 
+struct multipart;
 struct rest_request;
 
 struct rest_behaviour {
@@ -34,7 +36,43 @@ struct rest_behaviour {
     /* The request is over, before its state is freed; completed when the
      * whole response went out. Releases rq->extension. */
     void (*request_done)(struct rest_request *rq, struct MHD_Connection *c, bool completed);
+
+    /* Responses (http_response.c). */
+    /* The Error code of an HTTP status (F13). */
+    const char *(*error_code)(unsigned status);
+    /* The Content-Type of JSON bodies. */
+    const char *(*json_media_type)(void);
+    /* Completes a JSON body before it is encoded (body may be NULL). */
+    void (*complete_json)(json_t *body);
+    /* The response of an Error with status and message (NULL on failure). */
+    struct MHD_Response *(*error_response)(unsigned status, const char *message);
+    /* Adds to a 405 response the headers that name the allowed methods. */
+    void (*method_refused)(struct MHD_Response *r, const char *allow);
+    /* Answers a resolver or file-system error code (rest_reply_fs_error). */
+    enum MHD_Result (*reply_fs_error)(struct MHD_Connection *c, int code, bool for_write);
+
+    /* Probes (probes.c). */
+    /* Whether /v1/health answers 503. */
+    bool (*health_unavailable)(const struct daemon_state *st);
+    /* The body of a 200 health answer (NULL on failure). */
+    json_t *(*health_body)(const struct daemon_state *st);
+    /* Whether /v1/metadata shows the variable name under prefix. */
+    bool (*metadata_name_allowed)(const char *name, const char *prefix);
+    /* The JSON value of a shown variable's value (NULL leaves it out). */
+    json_t *(*metadata_value)(const char *value);
+    /* The "env" member answered for the object of shown variables
+     * (reference taken over). */
+    json_t *(*metadata_env)(json_t *env);
+
+    /* Uploads (files_write.c). */
+    /* Begins reading a multipart/form-data body (multipart_new). */
+    struct multipart *(*multipart_begin)(const char *content_type);
 };
+
+/* The daemon's own operations that rest_real points to. */
+struct MHD_Response *rest_error_response_real(unsigned status, const char *message);
+enum MHD_Result rest_reply_fs_error_real(struct MHD_Connection *c, int code, bool for_write);
+json_t *rest_health_body_real(const struct daemon_state *st);
 
 extern const struct rest_behaviour rest_real;
 extern const struct rest_behaviour *const rest_behaviour;

@@ -1,7 +1,12 @@
 /* rest_real: the daemon's own REST decisions (see rest_behaviour.h). */
 #include "rest/rest_behaviour.h"
 
+#include <stdatomic.h>
+
 #include "fs/resolve.h"
+#include "rest/json_text.h"
+#include "rest/metadata_filter.h"
+#include "rest/multipart.h"
 
 static int open_path(const struct daemon_state *st, const char *path, int flags)
 {
@@ -40,6 +45,56 @@ static void request_done(struct rest_request *rq, struct MHD_Connection *c, bool
     (void)completed;
 }
 
+static const char *error_code(unsigned status)
+{
+    switch (status) {
+    case 400:
+        return "INVALID_ARGUMENT";
+    case 403:
+        return "PERMISSION_DENIED";
+    case 404:
+        return "NOT_FOUND";
+    case 405: /* the contract fixes no code for 405 */
+        return "METHOD_NOT_ALLOWED";
+    case 409:
+        return "CONFLICT";
+    case 503:
+        return "UNAVAILABLE";
+    default:
+        return status >= 500 ? "INTERNAL" : "INVALID_ARGUMENT";
+    }
+}
+
+static const char *json_media_type(void)
+{
+    return "application/json";
+}
+
+static void complete_json(json_t *body)
+{
+    (void)body;
+}
+
+static void method_refused(struct MHD_Response *r, const char *allow)
+{
+    MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, allow);
+}
+
+static bool health_unavailable(const struct daemon_state *st)
+{
+    return atomic_load(&st->shutting_down);
+}
+
+static json_t *metadata_value(const char *value)
+{
+    return json_text(value);
+}
+
+static json_t *metadata_env(json_t *env)
+{
+    return env;
+}
+
 const struct rest_behaviour rest_real = {
     .open_path = open_path,
     .open_parent = open_parent,
@@ -47,4 +102,16 @@ const struct rest_behaviour rest_real = {
     .answer_early = answer_early,
     .head_answered = head_answered,
     .request_done = request_done,
+    .error_code = error_code,
+    .json_media_type = json_media_type,
+    .complete_json = complete_json,
+    .error_response = rest_error_response_real,
+    .method_refused = method_refused,
+    .reply_fs_error = rest_reply_fs_error_real,
+    .health_unavailable = health_unavailable,
+    .health_body = rest_health_body_real,
+    .metadata_name_allowed = metadata_name_allowed,
+    .metadata_value = metadata_value,
+    .metadata_env = metadata_env,
+    .multipart_begin = multipart_new,
 };
