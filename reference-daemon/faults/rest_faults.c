@@ -7,10 +7,13 @@
 #include "rest/request.h"
 #include "rest_head_body.h"
 #include "rest_multipart.h"
+#include "rest_path_decode.h"
 #include "rest_paths.h"
 #include "rest_probes.h"
 #include "rest_redirect.h"
+#include "rest_request_state.h"
 #include "rest_responses.h"
+#include "rest_routing.h"
 
 /* resolve-naive, symlink-follow-out, absolute-host, absolute-root-host,
  * empty-path-cwd, toctou, toctou-realpath: host path strings. */
@@ -48,9 +51,14 @@ static void head_answered(struct rest_request *rq, int fd)
     rest_real.head_answered(rq, fd);
 }
 
+/* head-sends-body, serialize-requests. */
 static void request_done(struct rest_request *rq, struct MHD_Connection *c, bool completed)
 {
-    if (rq->extension) fault_head_body_send(rq, c, completed);
+    if (rq->extension) {
+        fault_head_body_send(rq, c, completed);
+        fault_request_unserialize(rq);
+        fault_request_free(rq);
+    }
     rest_real.request_done(rq, c, completed);
 }
 
@@ -67,6 +75,12 @@ static const struct rest_behaviour rest_faulty = {
     .error_response = fault_error_response,
     .method_refused = fault_method_refused,
     .reply_fs_error = fault_reply_fs_error,
+    .path_before_decode = fault_path_before_decode,
+    .path_decode = fault_path_decode,
+    .path_decoded = fault_path_decoded,
+    .answer_first = fault_answer_first,
+    .request_begins = fault_request_begins,
+    .reply_unknown_route = fault_reply_unknown_route,
     .health_unavailable = fault_health_unavailable,
     .health_body = fault_health_body,
     .metadata_name_allowed = fault_metadata_name_allowed,

@@ -11,6 +11,7 @@
 #include <microhttpd.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "daemon_state.h"
 #include "fs/atomic_write.h"
@@ -50,6 +51,26 @@ struct rest_behaviour {
     void (*method_refused)(struct MHD_Response *r, const char *allow);
     /* Answers a resolver or file-system error code (rest_reply_fs_error). */
     enum MHD_Result (*reply_fs_error)(struct MHD_Connection *c, int code, bool for_write);
+
+    /* Request paths (request_path.c). */
+    /* The raw {path} as it is percent-decoded: a malloc'd copy (NULL when
+     * out of memory). */
+    char *(*path_before_decode)(const char *raw);
+    /* Percent-decodes in[0..len) into out (pct_decode). */
+    ssize_t (*path_decode)(const char *in, size_t len, char *out);
+    /* Checks a decoded path, which it may rewrite in place without
+     * growing it: 0, or an HTTP status with *why set. */
+    int (*path_decoded)(char *path, const char **why);
+
+    /* Before routing any request: true when a response was queued
+     * instead (*ret). */
+    bool (*answer_first)(struct MHD_Connection *c, const char *url, const char *method,
+                         enum MHD_Result *ret);
+    /* A request's headers arrived and it is handled (not refused for its
+     * framing). */
+    void (*request_begins)(struct rest_request *rq);
+    /* Answers a request for a route that does not exist. */
+    enum MHD_Result (*reply_unknown_route)(struct MHD_Connection *c);
 
     /* Probes (probes.c). */
     /* Whether /v1/health answers 503. */

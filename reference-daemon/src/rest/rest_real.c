@@ -2,11 +2,15 @@
 #include "rest/rest_behaviour.h"
 
 #include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "fs/resolve.h"
 #include "rest/json_text.h"
 #include "rest/metadata_filter.h"
+#include "rest/http_response.h"
 #include "rest/multipart.h"
+#include "rest/percent_decode.h"
 
 static int open_path(const struct daemon_state *st, const char *path, int flags)
 {
@@ -80,6 +84,38 @@ static void method_refused(struct MHD_Response *r, const char *allow)
     MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, allow);
 }
 
+static char *path_before_decode(const char *raw)
+{
+    return strdup(raw);
+}
+
+static int path_decoded(char *path, const char **why)
+{
+    (void)path;
+    (void)why;
+    return 0;
+}
+
+static bool answer_first(struct MHD_Connection *c, const char *url, const char *method,
+                         enum MHD_Result *ret)
+{
+    (void)c;
+    (void)url;
+    (void)method;
+    (void)ret;
+    return false;
+}
+
+static void request_begins(struct rest_request *rq)
+{
+    (void)rq;
+}
+
+static enum MHD_Result reply_unknown_route(struct MHD_Connection *c)
+{
+    return rest_reply_error(c, 404, "no such route");
+}
+
 static bool health_unavailable(const struct daemon_state *st)
 {
     return atomic_load(&st->shutting_down);
@@ -108,6 +144,12 @@ const struct rest_behaviour rest_real = {
     .error_response = rest_error_response_real,
     .method_refused = method_refused,
     .reply_fs_error = rest_reply_fs_error_real,
+    .path_before_decode = path_before_decode,
+    .path_decode = pct_decode,
+    .path_decoded = path_decoded,
+    .answer_first = answer_first,
+    .request_begins = request_begins,
+    .reply_unknown_route = reply_unknown_route,
     .health_unavailable = health_unavailable,
     .health_body = rest_health_body_real,
     .metadata_name_allowed = metadata_name_allowed,
