@@ -2,19 +2,37 @@
  * decision (rest/rest_behaviour.h): wrappers linked instead of
  * rest/rest_behaviour_real.c. Each acts while its fault is on and
  * otherwise calls rest_real. */
+#include <string.h>
+
 #include "fault.h"
 #include "rest/rest_behaviour.h"
 #include "rest/request.h"
+#include "rest_downloads.h"
 #include "rest_head_body.h"
+#include "rest_listings.h"
+#include "rest_multipart.h"
+#include "rest_path_decode.h"
 #include "rest_paths.h"
+#include "rest_probes.h"
 #include "rest_redirect.h"
+#include "rest_removal.h"
+#include "rest_request_state.h"
+#include "rest_responses.h"
+#include "rest_routing.h"
+#include "rest_uploads.h"
 
 /* resolve-naive, symlink-follow-out, absolute-host, absolute-root-host,
  * empty-path-cwd, toctou, toctou-realpath: host path strings. */
-static int open_path(const struct daemon_state *st, const char *path, int flags)
+static int open_path_by_string(const struct daemon_state *st, const char *path, int flags)
 {
     int fd = fault_open_path(st, path, flags);
     return fd != FAULT_PATH_UNUSED ? fd : rest_real.open_path(st, path, flags);
+}
+
+/* The above, and fifo-block, list-root-404, sweep-get-404. */
+static int open_path(const struct daemon_state *st, const char *path, int flags)
+{
+    return fault_download_open(st, path, flags, open_path_by_string);
 }
 
 static int open_parent(const struct daemon_state *st, const char *path, char *name, size_t cap)
@@ -23,13 +41,27 @@ static int open_parent(const struct daemon_state *st, const char *path, char *na
     return fd != FAULT_PATH_UNUSED ? fd : rest_real.open_parent(st, path, name, cap);
 }
 
+/* put-follow-dangling, put-no-parents, and the path faults above. */
 static int begin_write(struct fs_atomic_file *w, const struct daemon_state *st, const char *path,
                        int create_parents)
 {
+    if (fault_follow_dangling(w, st, path)) return 0;
+    create_parents = create_parents && fault_creates_parents();
     char name[FS_NAME_MAX + 1];
     int pfd = fault_open_parent(st, path, create_parents, name, sizeof(name));
     if (pfd == FAULT_PATH_UNUSED) return rest_real.begin_write(w, st, path, create_parents);
     return pfd < 0 ? pfd : fs_atomic_begin_in(w, pfd, name);
+}
+
+/* put-file-slash-ok, delete-file-slash-ok: a trailing '/' on a file's
+ * name is overlooked. */
+static bool slash_names_directory(const char *method)
+{
+    if (strcmp(method, MHD_HTTP_METHOD_PUT) == 0 && fault_active(FAULT_PUT_FILE_SLASH_OK))
+        return false;
+    if (strcmp(method, MHD_HTTP_METHOD_DELETE) == 0 && fault_active(FAULT_DELETE_FILE_SLASH_OK))
+        return false;
+    return rest_real.slash_names_directory(method);
 }
 
 /* variant-redirect-dotdot. */
@@ -45,9 +77,14 @@ static void head_answered(struct rest_request *rq, int fd)
     rest_real.head_answered(rq, fd);
 }
 
+/* head-sends-body, serialize-requests. */
 static void request_done(struct rest_request *rq, struct MHD_Connection *c, bool completed)
 {
-    if (rq->extension) fault_head_body_send(rq, c, completed);
+    if (rq->extension) {
+        fault_head_body_send(rq, c, completed);
+        fault_request_unserialize(rq);
+        fault_request_free(rq);
+    }
     rest_real.request_done(rq, c, completed);
 }
 
@@ -58,6 +95,47 @@ static const struct rest_behaviour rest_faulty = {
     .answer_early = answer_early,
     .head_answered = head_answered,
     .request_done = request_done,
+    .error_code = fault_error_code,
+    .json_media_type = fault_json_media_type,
+    .complete_json = fault_complete_json,
+    .error_response = fault_error_response,
+    .method_refused = fault_method_refused,
+    .reply_fs_error = fault_reply_fs_error,
+    .path_before_decode = fault_path_before_decode,
+    .path_decode = fault_path_decode,
+    .path_decoded = fault_path_decoded,
+    .answer_first = fault_answer_first,
+    .request_begins = fault_request_begins,
+    .reply_unknown_route = fault_reply_unknown_route,
+    .reply_open_error = fault_reply_open_error,
+    .file_range = fault_file_range,
+    .file_response = fault_file_response,
+    .file_media_type = fault_file_media_type,
+    .format_time = fault_format_time,
+    .entry_json = fault_entry_json,
+    .listing_entries = fault_listing_entries,
+    .delete_recursive = fault_delete_recursive,
+    .open_root_to_empty = fault_open_root_to_empty,
+    .root_emptied = fault_root_emptied,
+    .reply_delete_error = fault_reply_delete_error,
+    .answer_delete_link = fault_answer_delete_link,
+    .escaping_link_refused = fault_escaping_link_refused,
+    .removes_recursively = fault_removes_recursively,
+    .health_unavailable = fault_health_unavailable,
+    .health_body = fault_health_body,
+    .metadata_name_allowed = fault_metadata_name_allowed,
+    .metadata_value = fault_metadata_value,
+    .metadata_env = fault_metadata_env,
+    .slash_names_directory = slash_names_directory,
+    .put_mode = fault_put_mode,
+    .body_is_multipart = fault_body_is_multipart,
+    .multipart_begin = fault_multipart_begin,
+    .stored_mode = fault_stored_mode,
+    .answer_put = fault_answer_put,
+    .reply_begin_error = fault_reply_begin_error,
+    .store = fault_store,
+    .multipart_stored = fault_multipart_stored,
+    .reply_stored = fault_reply_stored,
 };
 
 const struct rest_behaviour *const rest_behaviour = &rest_faulty;

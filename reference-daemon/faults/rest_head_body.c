@@ -1,6 +1,8 @@
 /* The head-sends-body fault (see rest_head_body.h). */
 #include "rest_head_body.h"
 
+#include "rest_request_state.h"
+
 #include <stdlib.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -14,9 +16,11 @@ struct head_body {
 
 void fault_head_body_keep(struct rest_request *rq, int fd)
 {
-    free(rq->extension);
+    struct fault_request *fr = fault_request_of(rq);
+    if (!fr) return;
+    free(fr->head_body);
     struct head_body *hb = malloc(sizeof *hb);
-    rq->extension = hb;
+    fr->head_body = hb;
     if (!hb) return;
     ssize_t n = pread(fd, hb->bytes, HEAD_BODY_MAX, 0);
     hb->len = n > 0 ? (size_t)n : 0;
@@ -24,7 +28,8 @@ void fault_head_body_keep(struct rest_request *rq, int fd)
 
 void fault_head_body_send(struct rest_request *rq, struct MHD_Connection *c, bool completed)
 {
-    struct head_body *hb = rq->extension;
+    struct fault_request *fr = rq->extension;
+    struct head_body *hb = fr ? fr->head_body : NULL;
     const union MHD_ConnectionInfo *ci =
         hb && completed && hb->len ? MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD)
                                    : NULL;
@@ -33,5 +38,5 @@ void fault_head_body_send(struct rest_request *rq, struct MHD_Connection *c, boo
         shutdown(ci->connect_fd, SHUT_RDWR);
     }
     free(hb);
-    rq->extension = NULL;
+    if (fr) fr->head_body = NULL;
 }

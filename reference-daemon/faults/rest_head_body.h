@@ -8,7 +8,7 @@
 
 #include "rest/request.h"
 
-/* Keeps up to 64 KiB of the open file fd in rq->extension (HEAD only). */
+/* Keeps up to 64 KiB of the open file fd in rq's fault state (HEAD only). */
 void fault_head_body_keep(struct rest_request *rq, int fd);
 
 /* After the response went out: writes the kept bytes to the connection's

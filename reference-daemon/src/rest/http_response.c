@@ -6,42 +6,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fault.h"
 #include "rest/json_text.h"
+#include "rest/rest_behaviour.h"
 
 const char *rest_error_code(unsigned status)
 {
-    if (fault_active(FAULT_ERROR_WRONG_CODE)) return "INTERNAL";
-    switch (status) {
-    case 400:
-        return "INVALID_ARGUMENT";
-    case 403:
-        return "PERMISSION_DENIED";
-    case 404:
-        return "NOT_FOUND";
-    case 405: /* the contract fixes no code for 405 */
-        return fault_active(FAULT_VARIANT_405_CODE) ? "UNSUPPORTED_METHOD" : "METHOD_NOT_ALLOWED";
-    case 409:
-        return "CONFLICT";
-    case 503:
-        return "UNAVAILABLE";
-    default:
-        return status >= 500 ? "INTERNAL" : "INVALID_ARGUMENT";
-    }
+    return rest_behaviour->error_code(status);
 }
 
-/* variant-json-charset: a media type parameter is legal on every JSON body. */
 const char *rest_json_type(void)
 {
-    return fault_active(FAULT_VARIANT_JSON_CHARSET) ? "application/json; charset=utf-8"
-                                                    : "application/json";
-}
-
-/* variant-extra-fields: fields the contract does not name are legal. */
-static void add_extra_field(json_t *body)
-{
-    if (json_is_object(body) && fault_active(FAULT_VARIANT_EXTRA_FIELDS))
-        json_object_set_new(body, "x_runtime", json_string("variant"));
+    return rest_behaviour->json_media_type();
 }
 
 enum MHD_Result rest_queue(struct MHD_Connection *c, unsigned status, struct MHD_Response *resp)
@@ -52,17 +27,11 @@ enum MHD_Result rest_queue(struct MHD_Connection *c, unsigned status, struct MHD
     return r;
 }
 
-static struct MHD_Response *error_response(unsigned status, const char *message)
+struct MHD_Response *rest_error_response_real(unsigned status, const char *message)
 {
-    if (fault_active(FAULT_ERROR_PLAIN)) {
-        struct MHD_Response *r = MHD_create_response_from_buffer(strlen(message), (void *)message,
-                                                                 MHD_RESPMEM_MUST_COPY);
-        if (r) MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain");
-        return r;
-    }
     json_t *body =
         json_pack("{s:s, s:o}", "code", rest_error_code(status), "message", json_text(message));
-    add_extra_field(body);
+    rest_behaviour->complete_json(body);
     char *text = body ? json_dumps(body, JSON_COMPACT) : NULL;
     json_decref(body);
     if (!text) return NULL;
@@ -87,27 +56,26 @@ enum MHD_Result rest_reply_error(struct MHD_Connection *c, unsigned status, cons
     json_t *probe = json_stringn(msg, strlen(msg));
     if (!probe) snprintf(msg, sizeof(msg), "%s", "request refused");
     json_decref(probe);
-    return rest_queue(c, status, error_response(status, msg));
+    return rest_queue(c, status, rest_behaviour->error_response(status, msg));
 }
 
 enum MHD_Result rest_reply_error_close(struct MHD_Connection *c, unsigned status, const char *msg)
 {
-    struct MHD_Response *r = error_response(status, msg);
+    struct MHD_Response *r = rest_behaviour->error_response(status, msg);
     if (r) MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
     return rest_queue(c, status, r);
 }
 
 enum MHD_Result rest_reply_405(struct MHD_Connection *c, const char *allow)
 {
-    struct MHD_Response *r = error_response(405, "method not allowed");
-    if (r && !fault_active(FAULT_NO_ALLOW_405))
-        MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, allow);
+    struct MHD_Response *r = rest_behaviour->error_response(405, "method not allowed");
+    if (r) rest_behaviour->method_refused(r, allow);
     return rest_queue(c, 405, r);
 }
 
 enum MHD_Result rest_reply_json(struct MHD_Connection *c, unsigned status, json_t *body)
 {
-    add_extra_field(body);
+    rest_behaviour->complete_json(body);
     char *text = body ? json_dumps(body, JSON_COMPACT) : NULL;
     json_decref(body);
     if (!text) return rest_reply_error(c, 500, "cannot encode the response");

@@ -2,24 +2,21 @@
 #include "rest/metadata_filter.h"
 
 #include <string.h>
-#include <strings.h>
 
-#include "fault.h"
+/* The five markers the API description names first, then the daemon's own. */
+const char *const metadata_markers[METADATA_MARKER_COUNT] = {
+    "TOKEN", "SECRET", "PASSWORD", "CREDENTIAL", "KEY", "PASSWD",
+    "CRED",  "AUTH",   "BEARER",   "PRIVATE",    "CERT"};
 
-/* The seed's five markers first: the metadata-short-markers fault keeps only
- * those. */
-static const char *const markers[] = {"TOKEN", "SECRET", "PASSWORD", "CREDENTIAL", "KEY", "PASSWD",
-                                      "CRED",  "AUTH",   "BEARER",   "PRIVATE",    "CERT"};
-#define MUST_MARKERS 5
-
-static bool contains_ci(const char *hay, const char *needle, bool case_sensitive)
+/* needle is upper case. */
+static bool contains_ci(const char *hay, const char *needle)
 {
     size_t n = strlen(needle);
     for (const char *h = hay; *h; h++) {
         size_t i = 0;
         for (; i < n && h[i]; i++) {
             char c = h[i];
-            if (!case_sensitive && c >= 'a' && c <= 'z') c = (char)(c - 'a' + 'A');
+            if (c >= 'a' && c <= 'z') c = (char)(c - 'a' + 'A');
             if (c != needle[i]) break;
         }
         if (i == n) return true;
@@ -27,23 +24,19 @@ static bool contains_ci(const char *hay, const char *needle, bool case_sensitive
     return false;
 }
 
+bool metadata_prefix_matches(const char *name, const char *prefix)
+{
+    return strncmp(name, prefix, strlen(prefix)) == 0;
+}
+
+bool metadata_name_secret(const char *name)
+{
+    for (size_t i = 0; i < METADATA_MARKER_COUNT; i++)
+        if (contains_ci(name, metadata_markers[i])) return true;
+    return false;
+}
+
 bool metadata_name_allowed(const char *name, const char *prefix)
 {
-    if (fault_active(FAULT_IGNORE_PREFIX_FLAG)) prefix = "SANDBOX_";
-    if (fault_active(FAULT_METADATA_PREFIX_NOCASE)) {
-        if (strncasecmp(name, prefix, strlen(prefix)) != 0) return false;
-    } else if (fault_active(FAULT_METADATA_PREFIX_ANYWHERE)) {
-        if (!strstr(name, prefix)) return false;
-    } else if (!fault_active(FAULT_METADATA_NO_PREFIX) &&
-               strncmp(name, prefix, strlen(prefix)) != 0) {
-        return false;
-    }
-    if (fault_active(FAULT_METADATA_NO_MARKERS)) return true;
-    size_t count = fault_active(FAULT_METADATA_SHORT_MARKERS)
-                       ? MUST_MARKERS
-                       : sizeof(markers) / sizeof(markers[0]);
-    bool case_sensitive = fault_active(FAULT_METADATA_CASE_SENSITIVE);
-    for (size_t i = 0; i < count; i++)
-        if (contains_ci(name, markers[i], case_sensitive)) return false;
-    return true;
+    return metadata_prefix_matches(name, prefix) && !metadata_name_secret(name);
 }

@@ -7,8 +7,6 @@
  * no other possible start of the delimiter and is plain data. */
 #include "rest/multipart.h"
 
-#include "fault.h"
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,9 +76,7 @@ static int find_param(const char *value, const char *key, char *out, size_t cap)
             v++;
         size_t o = 0;
         const char *next;
-        bool keep_quotes =
-            fault_active(FAULT_MULTIPART_QUOTED_LITERAL) && strcmp(key, "boundary") == 0;
-        if (*v == '"' && !keep_quotes) {
+        if (*v == '"') {
             v++;
             while (*v && *v != '"') {
                 if (*v == '\\' && v[1]) v++;
@@ -108,6 +104,11 @@ struct multipart *multipart_new(const char *content_type)
     if (!multipart_is_form_data(content_type)) return NULL;
     char boundary[BOUNDARY_MAX + 2];
     if (find_param(content_type, "boundary", boundary, sizeof(boundary)) != 0) return NULL;
+    return multipart_new_boundary(boundary);
+}
+
+struct multipart *multipart_new_boundary(const char *boundary)
+{
     size_t blen = strlen(boundary);
     if (blen == 0 || blen > BOUNDARY_MAX) return NULL;
     for (size_t i = 0; i < blen; i++)

@@ -22,6 +22,10 @@ typedef int (*multipart_data_fn)(void *user, const char *data, size_t len);
  * not multipart/form-data or its boundary is missing or invalid. */
 struct multipart *multipart_new(const char *content_type);
 
+/* Creates a reader for a boundary already taken from its header. Returns
+ * NULL when it is empty, longer than 70 bytes or holds CR or LF. */
+struct multipart *multipart_new_boundary(const char *boundary);
+
 /* Feeds the next body bytes. Returns MP_OK, MP_MALFORMED or MP_CALLBACK; after
  * an error the reader stays failed. */
 int multipart_feed(struct multipart *mp, const char *data, size_t len, multipart_data_fn fn,

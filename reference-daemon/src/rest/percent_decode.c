@@ -9,7 +9,7 @@ static int hexval(char c)
     return -1;
 }
 
-static ssize_t decode(const char *in, size_t len, char *out, int stop_at_nul)
+ssize_t pct_decode(const char *in, size_t len, char *out)
 {
     size_t o = 0;
     for (size_t i = 0; i < len; i++) {
@@ -21,22 +21,9 @@ static ssize_t decode(const char *in, size_t len, char *out, int stop_at_nul)
             c = (char)(hi * 16 + lo);
             i += 2;
         }
-        if (c == '\0') {
-            if (stop_at_nul) break;
-            return PCT_NUL;
-        }
+        if (c == '\0') return PCT_NUL;
         out[o++] = c;
     }
     out[o] = '\0';
     return (ssize_t)o;
-}
-
-ssize_t pct_decode(const char *in, size_t len, char *out)
-{
-    return decode(in, len, out, 0);
-}
-
-ssize_t pct_decode_truncating(const char *in, size_t len, char *out)
-{
-    return decode(in, len, out, 1);
 }

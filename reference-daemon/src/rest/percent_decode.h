@@ -11,8 +11,4 @@
  * kept as '+'. Returns the decoded length, PCT_INVALID or PCT_NUL. */
 ssize_t pct_decode(const char *in, size_t len, char *out);
 
-/* As pct_decode, but a NUL ends the output instead of failing (used only by
- * the nul-truncate fault). */
-ssize_t pct_decode_truncating(const char *in, size_t len, char *out);
-
 #endif

@@ -16,7 +16,6 @@ struct rest_request {
     struct daemon_state *st;
     bool started;    /* the first (headers) call has been handled */
     bool responded;  /* a response is queued */
-    bool serialized; /* holds the serialize-requests fault's lock */
     char *path;      /* decoded {path} of /v1/files */
     void *extension; /* owned by the rest_behaviour in use (rest_behaviour.h),
                         released by its request_done */

@@ -3,20 +3,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fault.h"
 #include "fs/atomic_write.h"
 #include "fs/remove_tree.h"
 #include "fs/resolve.h"
 #include "rest/http_response.h"
 #include "rest/request.h"
 #include "rest/request_path.h"
+#include "rest/rest_behaviour.h"
 
 enum MHD_Result rest_reply_fs_error(struct MHD_Connection *c, int code, bool for_write,
                                     const char *path)
 {
     (void)path;
-    if (fault_active(FAULT_UNRESOLVABLE_500) && (code == FS_NOTDIR || code == FS_LOOP))
-        return rest_reply_error(c, 500, "cannot resolve the path");
+    return rest_behaviour->reply_fs_error(c, code, for_write);
+}
+
+enum MHD_Result rest_reply_fs_error_real(struct MHD_Connection *c, int code, bool for_write)
+{
     switch (code) {
     case FS_ESCAPE:
         return rest_reply_error(c, 403, "path resolves outside the sandbox root");

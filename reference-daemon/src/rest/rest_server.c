@@ -12,7 +12,6 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <pthread.h>
-#include <semaphore.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +22,6 @@
 
 #include <microhttpd.h>
 
-#include "fault.h"
 #include "rest/header_deadline.h"
 #include "rest/http_response.h"
 #include "rest/request.h"
@@ -47,14 +45,6 @@ struct rest_server {
     struct header_deadline *deadline;
     int listen_fd;
 };
-
-/* serialize-requests: one request at a time, across connection threads. */
-static sem_t serial_lock;
-static pthread_once_t serial_once = PTHREAD_ONCE_INIT;
-static void serial_init(void)
-{
-    sem_init(&serial_lock, 0, 1);
-}
 
 /* The path and query are taken raw: this server decodes them itself,
  * exactly once (F12). */
@@ -97,12 +87,11 @@ static enum MHD_Result route(struct rest_request *rq, struct MHD_Connection *c, 
                              const char *method, const char *upload_data, size_t *upload_size)
 {
     size_t plen = strlen(FILES_PREFIX);
-    bool is_put = strcmp(method, MHD_HTTP_METHOD_PUT) == 0;
-    if ((fault_active(FAULT_SWEEP_REST_500) && strcmp(url, "/v1/health") != 0) ||
-        (fault_active(FAULT_SWEEP_PUT_500) && is_put)) {
+    enum MHD_Result early;
+    if (rest_behaviour->answer_first(c, url, method, &early)) {
         rq->started = true;
         rq->responded = true;
-        return rest_reply_error(c, 500, "internal error");
+        return early;
     }
     if (strncmp(url, FILES_PREFIX, plen) == 0 && (url[plen] == '/' || url[plen] == '\0'))
         return route_files(rq, c, url[plen] ? url + plen + 1 : "", method, upload_data,
@@ -114,8 +103,7 @@ static enum MHD_Result route(struct rest_request *rq, struct MHD_Connection *c, 
         return get ? probe_health(rq, c) : rest_reply_405(c, "GET, HEAD");
     if (strcmp(url, "/v1/metadata") == 0)
         return get ? probe_metadata(rq, c) : rest_reply_405(c, "GET, HEAD");
-    if (fault_active(FAULT_UNKNOWN_ROUTE_200)) return rest_reply_json(c, 200, json_object());
-    return rest_reply_error(c, 404, "no such route");
+    return rest_behaviour->reply_unknown_route(c);
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
@@ -139,12 +127,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
             rq->responded = true;
             return refused;
         }
-        if (fault_active(FAULT_SERIALIZE_REQUESTS)) {
-            pthread_once(&serial_once, serial_init);
-            while (sem_wait(&serial_lock) != 0 && errno == EINTR)
-                ;
-            rq->serialized = true;
-        }
+        rest_behaviour->request_begins(rq);
         /* Answering before the request is complete makes the server close
          * the connection afterwards; only a PUT acts on its headers alone
          * (validation and the temporary file come before the body). */
@@ -171,7 +154,6 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
     rest_behaviour->request_done(rq, c, toe == MHD_REQUEST_TERMINATED_COMPLETED_OK);
     files_put_cleanup(rq); /* removes the temporary file of an unfinished upload */
     free(rq->path);
-    if (rq->serialized) sem_post(&serial_lock);
     free(rq);
     *con_cls = NULL;
 }

@@ -1,0 +1,16 @@
+#ifndef SBX_FAULTS_REST_ROUTING_H
+#define SBX_FAULTS_REST_ROUTING_H
+/* The routing faults of the fault build (sweep-rest-500, sweep-put-500,
+ * unknown-route-200, serialize-requests): wrappers of
+ * rest/rest_behaviour.h's routing decisions. */
+#include "rest/rest_behaviour.h"
+
+bool fault_answer_first(struct MHD_Connection *c, const char *url, const char *method,
+                        enum MHD_Result *ret);
+void fault_request_begins(struct rest_request *rq);
+enum MHD_Result fault_reply_unknown_route(struct MHD_Connection *c);
+
+/* serialize-requests: releases the lock rq holds, if it does. */
+void fault_request_unserialize(struct rest_request *rq);
+
+#endif

@@ -1,0 +1,141 @@
+/* The upload faults of the fault build (see rest_uploads.h). Each acts
+ * while its fault is on and otherwise calls rest_real. */
+#include "rest_uploads.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fault.h"
+#include "fs/resolve.h"
+#include "rest/http_response.h"
+#include "rest/multipart.h"
+#include "rest/request.h"
+#include "rest/request_params.h"
+
+#define FAULT_TRUNCATE_AT (64 * 1024)
+#define FAULT_CORRUPT_AT (1024 * 1024)
+
+/* empty-params-invalid, put-default-0600, put-accept-bad-mode. */
+int fault_put_mode(const char *arg, bool bad, mode_t *mode)
+{
+    int rc = rest_real.put_mode(arg, bad, mode);
+    if (fault_active(FAULT_EMPTY_PARAMS_INVALID) && arg && !*arg) rc = -1;
+    if (fault_active(FAULT_PUT_DEFAULT_0600) && rc == 0 && (!arg || !*arg)) *mode = 0600;
+    if (rc != 0 && fault_active(FAULT_PUT_ACCEPT_BAD_MODE)) {
+        *mode = SBX_DEFAULT_FILE_MODE;
+        rc = 0;
+    }
+    return rc;
+}
+
+/* multipart-raw: a multipart body stored raw. */
+bool fault_body_is_multipart(const char *content_type)
+{
+    return !fault_active(FAULT_MULTIPART_RAW) && rest_real.body_is_multipart(content_type);
+}
+
+/* put-ignore-mode, multipart-ignore-mode: 0644 whatever was asked. */
+mode_t fault_stored_mode(mode_t asked, bool multipart)
+{
+    if (fault_active(FAULT_PUT_IGNORE_MODE) ||
+        (multipart && fault_active(FAULT_MULTIPART_IGNORE_MODE)))
+        return SBX_DEFAULT_FILE_MODE;
+    return rest_real.stored_mode(asked, multipart);
+}
+
+/* put-link-refused, put-replace-link: whether the last component of the
+ * path is a symlink, wherever it points; with unlink_it the link is
+ * removed, so the write creates a new file in its place. */
+static bool put_is_link(struct rest_request *rq, bool unlink_it)
+{
+    char name[FS_NAME_MAX + 1];
+    int pfd = fs_open_parent(rq->st->root_fd, rq->path, 0, name, sizeof(name));
+    if (pfd < 0) return false;
+    struct stat sb;
+    bool link = fstatat(pfd, name, &sb, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(sb.st_mode);
+    if (link && unlink_it) unlinkat(pfd, name, 0);
+    close(pfd);
+    return link;
+}
+
+bool fault_answer_put(struct rest_request *rq, struct MHD_Connection *c, enum MHD_Result *ret)
+{
+    if (fault_active(FAULT_PUT_LINK_REFUSED) && put_is_link(rq, false)) {
+        *ret = rest_reply_error(c, 409, "the path is a symbolic link");
+        return true;
+    }
+    if (fault_active(FAULT_PUT_REPLACE_LINK)) put_is_link(rq, true);
+    return rest_real.answer_put(rq, c, ret);
+}
+
+bool fault_follow_dangling(struct fs_atomic_file *w, const struct daemon_state *st,
+                           const char *path)
+{
+    if (!fault_active(FAULT_PUT_FOLLOW_DANGLING)) return false;
+    char host[8192];
+    snprintf(host, sizeof(host), "%s/%s", st->cfg->root_dir, path);
+    struct stat sb;
+    if (lstat(host, &sb) != 0 || !S_ISLNK(sb.st_mode) || stat(host, &sb) == 0) return false;
+    memset(w, 0, sizeof(*w));
+    w->dir_fd = -1;
+    w->fd = open(host, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (w->fd >= 0) return true;
+    w->fd = -1;
+    return false;
+}
+
+bool fault_creates_parents(void)
+{
+    return !fault_active(FAULT_PUT_NO_PARENTS);
+}
+
+/* put-no-parents: 404; put-dir-500: 500 for a directory. */
+enum MHD_Result fault_reply_begin_error(struct rest_request *rq, struct MHD_Connection *c, int code)
+{
+    if (code == FS_NOTFOUND && fault_active(FAULT_PUT_NO_PARENTS))
+        return rest_reply_error(c, 404, "parent directory does not exist");
+    if (code == FS_W_ISDIR && fault_active(FAULT_PUT_DIR_500))
+        return rest_reply_error(c, 500, "cannot write a directory");
+    return rest_real.reply_begin_error(rq, c, code);
+}
+
+/* put-truncate, put-corrupt, put-stop-at-nul. */
+int fault_store(struct rest_request *rq, uint64_t at, const char *data, size_t len)
+{
+    if (fault_active(FAULT_PUT_TRUNCATE)) {
+        if (at >= FAULT_TRUNCATE_AT) return 0;
+        if (len > FAULT_TRUNCATE_AT - at) len = (size_t)(FAULT_TRUNCATE_AT - at);
+    }
+    if (fault_active(FAULT_PUT_CORRUPT) && at <= FAULT_CORRUPT_AT && FAULT_CORRUPT_AT < at + len) {
+        char *copy = malloc(len);
+        if (!copy) return -1;
+        memcpy(copy, data, len);
+        copy[FAULT_CORRUPT_AT - at] ^= 0x01;
+        int rc = rest_real.store(rq, at, copy, len);
+        free(copy);
+        return rc;
+    }
+    if (fault_active(FAULT_PUT_STOP_AT_NUL) && memchr(data, 0, len))
+        len = (size_t)((const char *)memchr(data, 0, len) - (const char *)data);
+    return rest_real.store(rq, at, data, len);
+}
+
+/* multipart-missing-ok, multipart-truncated-stores. */
+bool fault_multipart_stored(int status)
+{
+    return (status == MP_NO_FILE && fault_active(FAULT_MULTIPART_MISSING_OK)) ||
+           (status == MP_TRUNCATED && fault_active(FAULT_MULTIPART_TRUNCATED_STORES)) ||
+           rest_real.multipart_stored(status);
+}
+
+/* put-status-200: 200 with {"status":"ok"} instead of 204. */
+enum MHD_Result fault_reply_stored(struct MHD_Connection *c)
+{
+    if (fault_active(FAULT_PUT_STATUS_200))
+        return rest_reply_json(c, 200, json_pack("{s:s}", "status", "ok"));
+    return rest_real.reply_stored(c);
+}

@@ -1,0 +1,27 @@
+#ifndef SBX_FAULTS_REST_UPLOADS_H
+#define SBX_FAULTS_REST_UPLOADS_H
+/* The upload faults of the fault build (put-*, multipart-raw,
+ * multipart-ignore-mode, multipart-missing-ok, multipart-truncated-stores,
+ * empty-params-invalid for mode): wrappers of rest/rest_behaviour.h's
+ * upload decisions. */
+#include "rest/rest_behaviour.h"
+
+int fault_put_mode(const char *arg, bool bad, mode_t *mode);
+bool fault_body_is_multipart(const char *content_type);
+mode_t fault_stored_mode(mode_t asked, bool multipart);
+bool fault_answer_put(struct rest_request *rq, struct MHD_Connection *c, enum MHD_Result *ret);
+enum MHD_Result fault_reply_begin_error(struct rest_request *rq, struct MHD_Connection *c,
+                                        int code);
+int fault_store(struct rest_request *rq, uint64_t at, const char *data, size_t len);
+bool fault_multipart_stored(int status);
+enum MHD_Result fault_reply_stored(struct MHD_Connection *c);
+
+/* put-follow-dangling: when the target is a dangling symlink, opens and
+ * creates through it into w (in place) and returns true. */
+bool fault_follow_dangling(struct fs_atomic_file *w, const struct daemon_state *st,
+                           const char *path);
+
+/* put-no-parents: whether missing parents are created. */
+bool fault_creates_parents(void);
+
+#endif
