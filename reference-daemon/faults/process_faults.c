@@ -6,6 +6,7 @@
 
 #include "fault.h"
 #include "process/proc_behaviour.h"
+#include "process_cwd.h"
 
 /* shutdown-execute-leader-only: the Executes whose groups the shutdown
  * spares, by pid (a bounded list: the fault's tests start a few). */
@@ -40,6 +41,7 @@ static void kill_orphans(struct proc_manager *m)
 static const struct proc_behaviour proc_faulty = {
     .signal_group = signal_group,
     .kill_orphans = kill_orphans,
+    .open_cwd = fault_open_cwd,
 };
 
 const struct proc_behaviour *const proc_behaviour = &proc_faulty;

@@ -18,10 +18,14 @@ struct proc_behaviour {
     /* At the daemon's exit, after every group was killed: kills and reaps
      * the orphans the daemon adopted as subreaper. */
     void (*kill_orphans)(struct proc_manager *m);
+    /* Opens a process's working directory cwd ("" for the root) beneath
+     * root_fd, whose absolute path is root_abs (cwd_open). */
+    int (*open_cwd)(int root_fd, const char *root_abs, const char *cwd);
 };
 
 int proc_signal_group_real(struct proc *p, int sig, bool shutting_down);
 void proc_kill_orphans_real(struct proc_manager *m);
+int cwd_open_real(int root_fd, const char *root_abs, const char *cwd);
 
 extern const struct proc_behaviour proc_real;
 extern const struct proc_behaviour *const proc_behaviour;

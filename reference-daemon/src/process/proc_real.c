@@ -4,4 +4,5 @@
 const struct proc_behaviour proc_real = {
     .signal_group = proc_signal_group_real,
     .kill_orphans = proc_kill_orphans_real,
+    .open_cwd = cwd_open_real,
 };
