@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -128,6 +129,10 @@ int swapper_start(struct case_ctx *ctx, const char *dir, const char *link_target
         char cmd[140];
         snprintf(cmd, sizeof cmd, "./%s", sw->helper);
         const char *argv[] = {cmd, dir, link_target, msbuf, maxbuf, NULL};
+        if (try_one(ctx, sw, "static helper", argv)) return 0;
+        /* Once more: a fresh upload can be "text file busy" for a moment (a
+         * child forked meanwhile holds its write descriptor until exec). */
+        nanosleep(&(struct timespec){0, 200L * 1000000L}, NULL);
         if (try_one(ctx, sw, "static helper", argv)) return 0;
     } else {
         snprintf(sw->tried, sizeof sw->tried, "static helper: %s", hwhy);
