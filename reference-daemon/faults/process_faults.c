@@ -2,6 +2,8 @@
  * real decisions (process/proc_behaviour.h), linked instead of
  * process/proc_behaviour_real.c. */
 #include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/types.h>
 
 #include "fault.h"
@@ -45,3 +47,19 @@ static const struct proc_behaviour proc_faulty = {
 };
 
 const struct proc_behaviour *const proc_behaviour = &proc_faulty;
+
+/* proc-handle-leak: a 1.5 KiB record per started process
+ * that is never given back, kept reachable so that only its growth shows. */
+void fault_keep_record(void)
+{
+    static void **kept;
+    static size_t n, cap;
+    if (n == cap) {
+        void **grown = realloc(kept, (cap ? cap * 2 : 64) * sizeof *kept);
+        if (!grown) return;
+        kept = grown;
+        cap = cap ? cap * 2 : 64;
+    }
+    kept[n] = malloc(1536);
+    if (kept[n]) memset(kept[n++], 0xa5, 1536);
+}

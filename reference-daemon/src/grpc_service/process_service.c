@@ -16,22 +16,6 @@
 
 extern char **environ;
 
-/* Fault injection (proc-handle-leak): a 1.5 KiB record per started process
- * that is never given back, kept reachable so that only its growth shows. */
-static void fault_keep_record(void)
-{
-    static void **kept;
-    static size_t n, cap;
-    if (n == cap) {
-        void **grown = realloc(kept, (cap ? cap * 2 : 64) * sizeof *kept);
-        if (!grown) return;
-        kept = grown;
-        cap = cap ? cap * 2 : 64;
-    }
-    kept[n] = malloc(1536);
-    if (kept[n]) memset(kept[n++], 0xa5, 1536);
-}
-
 int svc_launch(struct process_service *svc, const struct launch_spec *spec,
                const struct launch_mode *mode, const struct proc_callbacks *cb, void *user,
                struct proc **out, char *msg, size_t msglen)
