@@ -530,21 +530,21 @@ static bool p_hundred_streams(struct daemon *d)
     struct proc_req q = {.argv = ARGV("sleep", "30")};
     for (int i = 0; i < N; i++)
         calls[i] = h_start(d->conn, &q);
+    /* One deadline for all: a loaded machine starts 100 processes slowly, and
+     * past the limit of 16 streams the rest never start at all. */
     int inits = 0;
-    int32_t ids[N] = {0};
+    uint64_t deadline = now_ms() + 20000;
     for (int i = 0; i < N; i++) {
         struct start_event ev;
-        if (h_next(calls[i], i < 20 ? 4000 : 200, &ev) == EV_INIT) {
-            inits++;
-            ids[i] = ev.value;
-        }
+        uint64_t now = now_ms();
+        int left = now < deadline ? (int)(deadline - now) : 1;
+        if (h_next(calls[i], left, &ev) == EV_INIT) inits++;
         start_event_free(&ev);
     }
     for (int i = 0; i < N; i++) {
         sbx_grpc_call_cancel(calls[i]);
         sbx_grpc_call_free(calls[i]);
     }
-    (void)ids;
     return inits == N;
 }
 

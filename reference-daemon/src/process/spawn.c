@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -16,6 +17,7 @@
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <termios.h>
+#include <time.h>
 #include <unistd.h>
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -150,6 +152,33 @@ fail:;
     return e;
 }
 
+/* The vfork parent wakes when the child's exec replaces its memory, a few
+ * instructions before the kernel clears PF_FORKNOEXEC (0x40, field 9 of
+ * /proc/PID/stat); until then setpgid from the parent still succeeds. The
+ * after-exec fault waits for the flag so that it always loses the race, as
+ * a runtime that sets the group later than this does. Bounded at 100 ms. */
+static void wait_exec_flag_cleared(pid_t pid)
+{
+    char path[32], buf[512];
+    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+    for (int i = 0; i < 1000; i++) {
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0) return;
+        ssize_t n = read(fd, buf, sizeof(buf) - 1);
+        close(fd);
+        if (n <= 0) return;
+        buf[n] = '\0';
+        const char *f = strrchr(buf, ')');
+        for (int field = 2; f && field < 9; field++) {
+            f = strchr(f + 1, ' ');
+        }
+        if (!f) return;
+        if (!(strtoul(f + 1, NULL, 10) & 0x40u)) return;
+        struct timespec ts = {0, 100 * 1000};
+        nanosleep(&ts, NULL);
+    }
+}
+
 static pid_t clone_child(struct child_ctx *ctx, int *pidfd)
 {
     /* The child runs on this frame's array while the parent is suspended. */
@@ -220,7 +249,10 @@ int spawn_process(const struct spawn_opts *o, struct spawn_result *res)
         struct winsize ws = pty_size(o);
         (void)ioctl(res->pty_master, TIOCSWINSZ, &ws);
     }
-    if (!o->pty && o->own_group && o->setpgid_after_exec) (void)setpgid(pid, pid);
+    if (!o->pty && o->own_group && o->setpgid_after_exec) {
+        wait_exec_flag_cleared(pid);
+        (void)setpgid(pid, pid);
+    }
     if (pidfd < 0) {
         pidfd = pidfd_open(pid, 0);
         if (pidfd < 0) {
