@@ -40,32 +40,15 @@ char *fault_path_before_decode(const char *raw)
     return src;
 }
 
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
-/* nul-truncate: a decoded NUL ends the path instead of failing. */
+/* nul-truncate: a decoded NUL ends the path instead of failing. The first
+ * "%00" is that NUL's escape: everything before it decoded, so it cannot sit
+ * inside an earlier escape. */
 static ssize_t decode_truncating(const char *in, size_t len, char *out)
 {
-    size_t o = 0;
-    for (size_t i = 0; i < len; i++) {
-        char c = in[i];
-        if (c == '%') {
-            if (len - i < 3) return PCT_INVALID;
-            int hi = hexval(in[i + 1]), lo = hexval(in[i + 2]);
-            if (hi < 0 || lo < 0) return PCT_INVALID;
-            c = (char)(hi * 16 + lo);
-            i += 2;
-        }
-        if (c == '\0') break;
-        out[o++] = c;
-    }
-    out[o] = '\0';
-    return (ssize_t)o;
+    ssize_t n = pct_decode(in, len, out);
+    if (n != PCT_NUL) return n;
+    const char *nul = memmem(in, len, "%00", 3);
+    return nul ? pct_decode(in, (size_t)(nul - in), out) : n;
 }
 
 /* decode-twice: a decoded path that decodes again is decoded again. */
