@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "case_api.h"
 #include "common/proc_util.h"
@@ -75,16 +74,7 @@ int first_look(struct case_ctx *ctx, const struct first_look_run *run, struct fi
                              .timeout_ms = RUN_WAIT_MS};
     struct proc_result r = {0};
     int rc = -1;
-    /* ETXTBSY ("text file busy") for a freshly uploaded helper is a kernel
-     * race of any runtime, not a deviation: a child another request forked
-     * while the upload's file was open for writing holds that descriptor
-     * until it execs. A few tries, 50 ms to 400 ms apart, outlast it. */
-    for (unsigned attempt = 0; attempt < 5; attempt++) {
-        if (attempt) {
-            proc_result_free(&r);
-            memset(&r, 0, sizeof r);
-            nanosleep(&(struct timespec){0, (long)(50u << (attempt - 1)) * 1000000L}, NULL);
-        }
+    for (unsigned attempt = 0;; attempt++) {
         rc = -1;
         if (run->via == FIRST_LOOK_EXECUTE) {
             rc = proc_execute(ctx, &spec, &r);
@@ -96,7 +86,9 @@ int first_look(struct case_ctx *ctx, const struct first_look_run *run, struct fi
                 proc_stream_free(s);
             }
         }
-        if (rc <= 0 || !r.message || !strcasestr(r.message, "busy")) break;
+        if (rc <= 0 || !shipped_helper_busy_retry(attempt, r.message)) break;
+        proc_result_free(&r);
+        memset(&r, 0, sizeof r);
     }
     const char *rpc = run->via == FIRST_LOOK_EXECUTE ? "Execute" : "Start";
     if (rc != 0) {

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "case_api.h"
@@ -81,4 +82,11 @@ void shipped_helper_remove(struct case_ctx *ctx, const char *uploaded)
     char why[200];
     conf_sh(ctx, rm, NULL, why, sizeof why);
     free(rm);
+}
+
+bool shipped_helper_busy_retry(unsigned attempt, const char *failure)
+{
+    if (attempt >= 4 || !failure || !strcasestr(failure, "busy")) return false;
+    nanosleep(&(struct timespec){0, (50L << attempt) * 1000000L}, NULL);
+    return true;
 }

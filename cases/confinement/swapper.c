@@ -129,11 +129,11 @@ int swapper_start(struct case_ctx *ctx, const char *dir, const char *link_target
         char cmd[140];
         snprintf(cmd, sizeof cmd, "./%s", sw->helper);
         const char *argv[] = {cmd, dir, link_target, msbuf, maxbuf, NULL};
-        if (try_one(ctx, sw, "static helper", argv)) return 0;
-        /* Once more: a fresh upload can be "text file busy" for a moment (a
-         * child forked meanwhile holds its write descriptor until exec). */
-        nanosleep(&(struct timespec){0, 200L * 1000000L}, NULL);
-        if (try_one(ctx, sw, "static helper", argv)) return 0;
+        for (unsigned attempt = 0;; attempt++) {
+            size_t before = strlen(sw->tried);
+            if (try_one(ctx, sw, "static helper", argv)) return 0;
+            if (!shipped_helper_busy_retry(attempt, sw->tried + before)) break;
+        }
     } else {
         snprintf(sw->tried, sizeof sw->tried, "static helper: %s", hwhy);
     }
