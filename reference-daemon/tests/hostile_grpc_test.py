@@ -16,33 +16,17 @@ and descriptors must come back to their level before, its RSS close to it.
 """
 import argparse
 import selectors
-import struct
 import sys
 import time
 
 from hostile_common import Daemon, check, connect, execute_works, failures, health_answers, \
     usage, wait_back_down
-
-PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
-
-
-def frame(ftype, flags, stream, payload=b""):
-    return struct.pack(">I", len(payload))[1:] + bytes([ftype, flags]) + \
-        struct.pack(">I", stream) + payload
-
-
-def literal(name, value):
-    """HPACK literal header field without indexing, no Huffman coding."""
-    assert len(name) < 127 and len(value) < 127
-    return b"\x00" + bytes([len(name)]) + name + bytes([len(value)]) + value
+from raw_h2 import HEADERS, PREFACE, frame, grpc_request_block
 
 
 def request_headers(stream):
-    block = b"".join(literal(n, v) for n, v in [
-        (b":method", b"POST"), (b":scheme", b"http"), (b":authority", b"h"),
-        (b":path", b"/process.v1.ProcessService/Execute"),
-        (b"content-type", b"application/grpc"), (b"te", b"trailers")])
-    return frame(1, 0x4, stream, block)  # HEADERS, END_HEADERS, no END_STREAM
+    # HEADERS, END_HEADERS, no END_STREAM
+    return frame(HEADERS, 0x4, stream, grpc_request_block("Execute"))
 
 
 def handshake():

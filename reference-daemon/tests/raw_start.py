@@ -1,24 +1,12 @@
-"""A Start call over a hand-written HTTP/2 connection (no HTTP/2 library is
-needed), for tests that must control what a well-behaved client would not:
-the flow-control window it grants, and whether it reads at all."""
+"""A Start call over a hand-written HTTP/2 connection (raw_h2.py), for tests
+that must control what a well-behaved client would not: the flow-control
+window it grants, and whether it reads at all."""
 import socket
 import struct
 import time
 
-PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
-DATA, HEADERS, RST_STREAM, SETTINGS, GOAWAY, WINDOW_UPDATE = 0, 1, 3, 4, 7, 8
-SETTINGS_INITIAL_WINDOW_SIZE = 4
-
-
-def frame(ftype, flags, stream, payload=b""):
-    return struct.pack(">I", len(payload))[1:] + bytes([ftype, flags]) + \
-        struct.pack(">I", stream) + payload
-
-
-def literal(name, value):
-    """HPACK literal header field without indexing, no Huffman coding."""
-    assert len(name) < 127 and len(value) < 127
-    return b"\x00" + bytes([len(name)]) + name + bytes([len(value)]) + value
+from raw_h2 import DATA, GOAWAY, HEADERS, PREFACE, RST_STREAM, SETTINGS, \
+    SETTINGS_INITIAL_WINDOW_SIZE, frame, grpc_request_block
 
 
 def varint(v):
@@ -49,10 +37,7 @@ class RawStart:
     def __init__(self, port, argv, window=65535):
         self.s = socket.create_connection(("127.0.0.1", port), timeout=5)
         settings = struct.pack(">HI", SETTINGS_INITIAL_WINDOW_SIZE, window)
-        block = b"".join(literal(n, v) for n, v in [
-            (b":method", b"POST"), (b":scheme", b"http"), (b":authority", b"h"),
-            (b":path", b"/process.v1.ProcessService/Start"),
-            (b"content-type", b"application/grpc"), (b"te", b"trailers")])
+        block = grpc_request_block("Start")
         self.s.sendall(PREFACE + frame(SETTINGS, 0, 0, settings) +
                        frame(HEADERS, 0x4, 1, block) +
                        frame(DATA, 0x1, 1, start_request(argv)))
