@@ -16,6 +16,13 @@ static bool spares_processes(void)
     return fault_active(FAULT_SHUTDOWN_NO_KILL) || fault_active(FAULT_SHUTDOWN_NO_SIGKILL);
 }
 
+static uint64_t timeout_ms(const struct daemon_config *cfg)
+{
+    /* shutdown-timeout-ignored: the default bounds the shutdown, whatever
+     * --shutdown-timeout said. */
+    return fault_active(FAULT_SHUTDOWN_TIMEOUT_IGNORED) ? 10000 : shutdown_real.timeout_ms(cfg);
+}
+
 static uint64_t grace_ms(void)
 {
     /* shutdown-kill-at-once: SIGKILL without SIGTERM or grace. */
@@ -95,7 +102,7 @@ static void release_processes(struct proc_manager *pm)
 }
 
 static const struct shutdown_behaviour shutdown_faulty = {
-    .timeout_ms = shutdown_timeout_ms_real,
+    .timeout_ms = timeout_ms,
     .grace_ms = grace_ms,
     .mark_shutting_down = mark_shutting_down,
     .stop_processes = stop_processes,
