@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "daemon_behaviour.h"
+
 static const char usage[] =
     "Usage: sandboxd-ref [flags]\n"
     "\n"
@@ -241,11 +243,7 @@ int daemon_config_parse(struct daemon_config *cfg, int argc, char **argv)
                   cfg->stream_chunk_size > (4u << 20);
         else if (strcmp(name, "--execute-output-limit") == 0)
             bad = parse_size(value, &cfg->execute_output_limit);
-#ifdef SBX_FAULTS
-        else if (strcmp(name, "--fault") == 0)
-            cfg->faults = value;
-#endif
-        else {
+        else if (!daemon_behaviour->take_flag(name, value)) {
             fprintf(stderr, "sandboxd-ref: unknown flag '%s' (see --help)\n", name);
             return -1;
         }

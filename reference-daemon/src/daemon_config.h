@@ -24,7 +24,6 @@ struct daemon_config {
     uint64_t grpc_stall_timeout_ms;     /* --grpc-stall-timeout, default 5m (extension) */
     size_t stream_chunk_size;           /* --stream-chunk-size, default 4096 */
     size_t execute_output_limit;        /* --execute-output-limit, default 64 MiB per stream */
-    const char *faults;                 /* --fault NAME[,NAME...]: fault-injection build only */
     const char *copy_to; /* --copy-to DIR: copy the binary there and exit (extension) */
 };
 

@@ -4,27 +4,24 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <netdb.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include <uv.h>
 
 #include "copy_self.h"
+#include "daemon_behaviour.h"
 #include "daemon_config.h"
 #include "daemon_state.h"
 #include "fault.h"
 #include "grpc_service/process_service.h"
 #include "process/proc.h"
-#include "process_descriptor.h"
 #include "rest_server.h"
-#include "sbx_grpc_reflection.h"
 #include "sbx_grpc_server.h"
 #include "shutdown.h"
 
@@ -60,32 +57,11 @@ static void raise_fd_limit(void)
     }
 }
 
-/* mkdir -p (L2). */
-static int make_dirs(const char *path)
-{
-    char buf[PATH_MAX];
-    size_t n = strlen(path);
-    if (n == 0 || n >= sizeof(buf)) return -1;
-    memcpy(buf, path, n + 1);
-    for (size_t i = 1; i <= n; i++) {
-        if (buf[i] != '/' && buf[i] != '\0') continue;
-        char saved = buf[i];
-        buf[i] = '\0';
-        if (mkdir(buf, 0755) != 0 && errno != EEXIST) return -1;
-        buf[i] = saved;
-    }
-    return 0;
-}
-
 static int open_root(const struct daemon_config *cfg, char *root_abs)
 {
     struct stat sb;
     if (stat(cfg->root_dir, &sb) != 0) {
-        if (fault_active(FAULT_NO_CREATE_ROOT)) {
-            fprintf(stderr, "sandboxd-ref: root directory %s does not exist\n", cfg->root_dir);
-            return -1;
-        }
-        if (make_dirs(cfg->root_dir) != 0) {
+        if (daemon_behaviour->create_root(cfg->root_dir) != 0) {
             fprintf(stderr, "sandboxd-ref: cannot create root directory %s: %s\n", cfg->root_dir,
                     strerror(errno));
             return -1;
@@ -116,28 +92,11 @@ static size_t grpc_connection_cap(unsigned wanted)
     return share < wanted ? (size_t)share : wanted;
 }
 
-/* Fault unknown-method-internal: unregistered paths answer INTERNAL. */
-static int unknown_method_internal(const char *path, void *user)
-{
-    (void)path;
-    (void)user;
-    return SBX_GRPC_INTERNAL;
-}
-
 static struct sbx_grpc_server *start_grpc(uv_loop_t *loop, struct daemon_state *st)
 {
     const struct daemon_config *cfg = st->cfg;
     struct sbx_grpc_server_opts o = {
-        .max_concurrent_streams = fault_active(FAULT_MAX_STREAMS_16)            ? 16
-                                  : fault_active(FAULT_VARIANT_MAX_STREAMS_100) ? 100
-                                                                                : GRPC_MAX_STREAMS,
-        .unknown_method_status =
-            fault_active(FAULT_UNKNOWN_METHOD_INTERNAL) ? unknown_method_internal : NULL,
-        .never_trailers_only = fault_active(FAULT_VARIANT_ERRORS_WITH_HEADERS),
-        .omit_status_message = fault_active(FAULT_VARIANT_NO_GRPC_MESSAGE),
-        .content_type =
-            fault_active(FAULT_VARIANT_CONTENT_TYPE_PROTO) ? "application/grpc+proto" : NULL,
-        .deadline_resets_stream = fault_active(FAULT_VARIANT_DEADLINE_RST),
+        .max_concurrent_streams = GRPC_MAX_STREAMS,
         .max_connections = grpc_connection_cap(cfg->grpc_max_connections),
         .handshake_timeout_ms = (unsigned)cfg->grpc_handshake_timeout_ms,
         .idle_timeout_ms = (unsigned)cfg->grpc_idle_timeout_ms,
@@ -147,6 +106,7 @@ static struct sbx_grpc_server *start_grpc(uv_loop_t *loop, struct daemon_state *
         .max_call_queue = cfg->execute_output_limit ? 2 * cfg->execute_output_limit + (1u << 20)
                                                     : (size_t)256 << 20,
     };
+    daemon_behaviour->grpc_options(&o);
     struct sbx_grpc_server *srv = sbx_grpc_server_new(loop, &o);
     if (!srv) {
         fprintf(stderr, "sandboxd-ref: out of memory\n");
@@ -155,46 +115,16 @@ static struct sbx_grpc_server *start_grpc(uv_loop_t *loop, struct daemon_state *
     return srv;
 }
 
-/* Fault injection (sweep-grpc-silent): the gRPC port completes TCP
- * handshakes in the kernel's backlog but nothing ever accepts or answers. */
-static int listen_silent(const struct daemon_config *cfg)
-{
-    char port[16];
-    snprintf(port, sizeof(port), "%d", cfg->grpc_port);
-    struct addrinfo hints = {.ai_family = AF_UNSPEC,
-                             .ai_socktype = SOCK_STREAM,
-                             .ai_flags = AI_PASSIVE},
-                    *ai = NULL;
-    if (getaddrinfo(cfg->listen_host, port, &hints, &ai) != 0) return -1;
-    int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    int one = 1;
-    if (fd >= 0 && (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0 ||
-                    bind(fd, ai->ai_addr, ai->ai_addrlen) != 0 || listen(fd, 4096) != 0)) {
-        close(fd);
-        fd = -1;
-    }
-    freeaddrinfo(ai);
-    return fd; /* kept open, never accepted from, until the daemon exits */
-}
-
 static int listen_grpc(struct sbx_grpc_server *srv, struct daemon_state *st)
 {
     const struct daemon_config *cfg = st->cfg;
     char err[256];
-    if (fault_active(FAULT_SWEEP_GRPC_SILENT)) {
-        st->bound_grpc_port = cfg->grpc_port;
-        return listen_silent(cfg) < 0 ? -1 : 0;
-    }
-    if (!fault_active(FAULT_NO_REFLECTION) &&
-        sbx_grpc_reflection_register(srv, sbx_process_descriptor_set,
-                                     sbx_process_descriptor_set_len) != 0) {
+    if (daemon_behaviour->register_reflection(srv) != 0) {
         fprintf(stderr, "sandboxd-ref: cannot register gRPC reflection\n");
         return -1;
     }
-    /* Fault injection (grpc-listen-any): the gRPC listener ignores --listen-host. */
-    const char *grpc_host = fault_active(FAULT_GRPC_LISTEN_ANY) ? "0.0.0.0" : cfg->listen_host;
-    if (sbx_grpc_server_listen_tcp(srv, grpc_host, cfg->grpc_port, &st->bound_grpc_port, err,
-                                   sizeof(err)) != 0) {
+    if (daemon_behaviour->listen_grpc_tcp(srv, cfg->listen_host, cfg->grpc_port,
+                                          &st->bound_grpc_port, err, sizeof(err)) != 0) {
         fprintf(stderr, "sandboxd-ref: gRPC listener on %s:%d: %s\n", cfg->listen_host,
                 cfg->grpc_port, err);
         return -1;
@@ -219,15 +149,8 @@ int main(int argc, char **argv)
     int rc = daemon_config_parse(&cfg, argc, argv);
     if (rc != 0) return rc > 0 ? 0 : 2;
     if (cfg.copy_to) return copy_self_to(cfg.copy_to) == 0 ? 0 : 1;
-    fault_configure(cfg.faults);
-    /* Fault injection (duration-flags-rejected): the duration flags refused
-     * whatever their value, as a parser that knows only plain numbers. */
-    for (int i = 1; i < argc && fault_active(FAULT_DURATION_FLAGS_REJECTED); i++)
-        if (strncmp(argv[i], "--shutdown-timeout", 18) == 0 ||
-            strncmp(argv[i], "--http-idle-timeout", 19) == 0) {
-            fprintf(stderr, "sandboxd-ref: invalid value for %s\n", argv[i]);
-            return 2;
-        }
+    rc = daemon_behaviour->configured(&cfg, argc, argv);
+    if (rc >= 0) return rc;
     ensure_std_fds();
     signal(SIGPIPE, SIG_IGN);
     raise_fd_limit();
@@ -302,6 +225,5 @@ int main(int argc, char **argv)
     if (uv_loop_close(&loop) != 0)
         fprintf(stderr, "sandboxd-ref: warning: event loop still had handles at exit\n");
     close(st.root_fd);
-    fault_configure(NULL);
     return 0;
 }

@@ -27,7 +27,8 @@ struct daemon_shutdown {
     uint64_t grace_ms;
     uint64_t timeout_ms;
     uv_signal_t sigterm, sigint;
-    uv_timer_t deadline, grace;
+    uv_timer_t deadline;
+    uv_timer_t grace; /* free for the process stage's own use */
     uint64_t started_ms;
     bool begun, server_closing, finished;
 };
@@ -39,5 +40,16 @@ int shutdown_init(struct daemon_shutdown *sd, uv_loop_t *loop, struct daemon_sta
 
 /* Starts the shutdown (what the signals do). Idempotent. */
 void shutdown_begin(struct daemon_shutdown *sd);
+
+/* The steps the process stage of shutdown_behaviour.h ends with. Once
+ * every process is gone (or abandoned): lets the calls' last messages and
+ * trailers go out for the time left of the timeout, then closes the
+ * server and finishes. Once only. */
+void shutdown_close_server(struct daemon_shutdown *sd);
+/* shutdown_close_server as soon as no managed process is left (at once
+ * when none is). */
+void shutdown_close_when_idle(struct daemon_shutdown *sd);
+/* Closes the server now: open streams are cut, then finishes. */
+void shutdown_cut_streams(struct daemon_shutdown *sd);
 
 #endif
