@@ -6,6 +6,7 @@
 
 #include "clauses.h"
 #include "runner.h"
+#include "text_util.h"
 
 void runner_print_list(const struct run_results *res)
 {
@@ -39,24 +40,18 @@ int runner_explain(const struct catalog *cat, const char *id)
     printf("Needs:    %s\n", case_needs_text(d->needs, needs, sizeof needs));
     printf("Timeout:  %u s\n\n", case_timeout_s(d));
     printf("Clauses:\n");
-    const char *p = d->clauses;
-    while (*p) {
-        while (*p == ',' || *p == ' ')
-            p++;
-        const char *e = p;
-        while (*e && *e != ',' && *e != ' ')
-            e++;
+    const char *cur = d->clauses, *item;
+    for (size_t l; (l = text_list_next(&cur, &item)) != 0;) {
         char cid[16];
-        size_t l = (size_t)(e - p) < sizeof cid - 1 ? (size_t)(e - p) : sizeof cid - 1;
-        memcpy(cid, p, l);
+        if (l > sizeof cid - 1) l = sizeof cid - 1;
+        memcpy(cid, item, l);
         cid[l] = '\0';
-        const struct clause *cl = l ? clause_find(cid) : NULL;
+        const struct clause *cl = clause_find(cid);
         if (cl) {
             printf("  %-4s %s%s%s — %s\n", cl->id, case_level_name(cl->level),
                    cl->has_should ? " (+SHOULD)" : "", cl->launch ? " [launch]" : "", cl->text);
             clause_write_wrapped(stdout, cl->normative, 7, 79);
         }
-        p = e;
     }
     printf("\nCatches:  %s\n", d->catches ? d->catches : "(not described)");
     printf("How:      %s\n", d->how ? d->how : "(not described)");
