@@ -3,7 +3,8 @@
 /* A call's received response bytes, kept as they arrived in one buffer and
  * handed out as messages in place: one copy per byte and no allocation per
  * message, which is what a client reading a long stream of small messages
- * spends its time on otherwise. Sans-I/O; used by client_conn.c. */
+ * spends its time on otherwise. Sans-I/O; used by client_call.c and
+ * client_response.c. */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

@@ -1,8 +1,8 @@
 #ifndef SBX_GRPC_SERVER_INTERNAL_H
 #define SBX_GRPC_SERVER_INTERNAL_H
-/* Internals shared by the sans-I/O server session (server_session.c) and
- * the libuv glue (server_uv.c). Unit tests drive sessions through this
- * header without sockets. */
+/* Internals shared by the sans-I/O server session (server_session.c and
+ * the files of server_call.h) and the libuv glue (server_uv.c). Unit tests
+ * drive sessions through this header without sockets. */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

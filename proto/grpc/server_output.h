@@ -5,7 +5,8 @@
  * connection's output is a list of spans of blocks (DATA payloads point into
  * the call's blocks, everything nghttp2 serialises is copied into a small
  * block of the connection), handed out as iovecs and released once the
- * socket took them. Sans-I/O; used by server_session.c. */
+ * socket took them. Sans-I/O; used by server_session.c, server_response.c
+ * and server_handler_api.c. */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

@@ -41,22 +41,14 @@ __attribute__((format(printf, 4, 5))) static void problem(char *err, size_t err_
 
 static void check_clauses(const char *list, const char *id, char *err, size_t err_len, int *n)
 {
-    const char *p = list;
-    while (*p) {
-        while (*p == ',' || *p == ' ')
-            p++;
-        const char *e = p;
-        while (*e && *e != ',' && *e != ' ')
-            e++;
-        if (e > p) {
-            char item[64];
-            size_t l = (size_t)(e - p) < sizeof item - 1 ? (size_t)(e - p) : sizeof item - 1;
-            memcpy(item, p, l);
-            item[l] = '\0';
-            if (!clause_find(item))
-                problem(err, err_len, n, "case %s: unknown clause '%s'\n", id, item);
-        }
-        p = e;
+    const char *cur = list, *it;
+    for (size_t l; (l = text_list_next(&cur, &it)) != 0;) {
+        char item[64];
+        if (l > sizeof item - 1) l = sizeof item - 1;
+        memcpy(item, it, l);
+        item[l] = '\0';
+        if (!clause_find(item))
+            problem(err, err_len, n, "case %s: unknown clause '%s'\n", id, item);
     }
 }
 

@@ -7,20 +7,15 @@
 #include <time.h>
 #include <unistd.h>
 
-static double mono_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
+#include "clock_util.h"
 
 size_t child_answer_read(int fd, pid_t pid, char *buf, size_t cap, double seconds,
                          const volatile sig_atomic_t *stop, int *status)
 {
     size_t got = 0;
-    double deadline = mono_s() + seconds;
+    double deadline = clock_mono_s() + seconds;
     fcntl(fd, F_SETFL, O_NONBLOCK);
-    while (got + 1 < cap && mono_s() < deadline && !(stop && *stop)) {
+    while (got + 1 < cap && clock_mono_s() < deadline && !(stop && *stop)) {
         ssize_t n = read(fd, buf + got, cap - 1 - got);
         if (n == 0) break;
         if (n < 0) {

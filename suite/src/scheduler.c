@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock_util.h"
 #include "case_context.h"
 #include "catalog.h"
 #include "liveness.h"
@@ -46,13 +47,6 @@ struct breaker {
     unsigned streak;
     char last[64]; /* the last such case's ID */
 };
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static void handle_event(struct job *j, struct case_result *r, const char *line)
 {
@@ -203,7 +197,7 @@ static bool spawn_case(struct job *j, struct case_result *r, const struct sched_
     j->pid = pid;
     j->rep_fd = rep[0];
     j->out_fd = out[0];
-    j->start = now_s();
+    j->start = clock_mono_s();
     j->deadline = j->start + case_timeout_s(r->def) * o->timeout_scale + SETUP_ALLOWANCE_S;
     r->seed = case_derive_seed(o->seed, r->def->id);
     return j->line != NULL;
@@ -236,13 +230,13 @@ static void spawn_cleanup(struct job *j, size_t idx, const struct job *from,
     j->pid = pid;
     j->idx = idx;
     j->rep_fd = j->out_fd = -1;
-    j->start = now_s();
+    j->start = clock_mono_s();
     j->deadline = j->start + CLEANUP_TIMEOUT_S;
 }
 
 static void finish_case(struct job *j, struct case_result *r, const struct sched_opts *o)
 {
-    r->seconds = now_s() - j->start;
+    r->seconds = clock_mono_s() - j->start;
     if (j->timed_out) {
         r->outcome = OUT_TIMEOUT;
         free(r->reason);
@@ -429,7 +423,7 @@ void scheduler_run(struct run_results *res, const struct sched_opts *o)
         else
             nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL);
 
-        double t = now_s();
+        double t = clock_mono_s();
         for (size_t s = 0; s < nslots; s++) {
             if (!active[s]) continue;
             struct job *j = &jobs[s];

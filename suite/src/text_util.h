@@ -23,12 +23,12 @@ void text_write_xml(FILE *f, const char *s);
 /* Writes s escaped for a Markdown table cell (pipes, newlines). */
 void text_write_md_cell(FILE *f, const char *s);
 
-/* True when s is in the comma-separated list (exact item match). */
 /* Iterates a comma-separated list ("a, b,c"): the next item, trimmed of
  * blanks, in *item with its length returned; 0 at the end. Advances *cursor
  * (start it at the list; NULL counts as empty). */
 size_t text_list_next(const char **cursor, const char **item);
 
+/* True when item is in the comma-separated list (exact item match). */
 bool text_list_has(const char *list, const char *item);
 
 /* First clause group letter of a case's clause list ("P1,P2" -> 'P'). */
