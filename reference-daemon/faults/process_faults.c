@@ -9,6 +9,7 @@
 #include "fault.h"
 #include "process/proc_behaviour.h"
 #include "process_cwd.h"
+#include "process_faults.h"
 
 /* shutdown-execute-leader-only: the Executes whose groups the shutdown
  * spares, by pid (a bounded list: the fault's tests start a few). */

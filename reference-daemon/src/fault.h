@@ -27,20 +27,11 @@ enum sbx_fault {
 void fault_configure(const char *comma_separated_names);
 bool fault_active(enum sbx_fault fault);
 
-struct proc;
-/* shutdown-execute-leader-only (faults/process_faults.c): once the shutdown
- * began, signals to p's group reach its leader only, and the orphans the
- * daemon adopted are not killed at its exit. */
-void fault_spare_group(const struct proc *p);
-/* proc-handle-leak (faults/process_faults.c): keeps a 1.5 KiB record that is
- * never given back. */
-void fault_keep_record(void);
 #else
 /* Macros, not functions: no symbol is left in the shipped daemon even when
  * it is built without optimisation. */
 #define fault_configure(names) ((void)(names))
 #define fault_active(fault) ((void)(fault), false)
-#define fault_keep_record() ((void)0)
 #endif
 
 #endif
