@@ -122,8 +122,9 @@ static enum env_merge env_merge(void)
 }
 
 /* no-pty, no-setpgid, shutdown-no-kill, shutdown-no-sigkill,
- * pty-size-after-exec, setpgid-after-exec, pty-fail-leak-master,
- * pty-size-ignored; exec-stdin-inherit, exec-merge-stderr (Execute). */
+ * pty-size-ignored; exec-stdin-inherit, exec-merge-stderr (Execute).
+ * (pty-size-after-exec, setpgid-after-exec and pty-fail-leak-master are
+ * the process manager's: process_faults.c.) */
 static void spawn_options(struct spawn_opts *o, enum svc_method method)
 {
     service_real.spawn_options(o, method);
@@ -131,9 +132,6 @@ static void spawn_options(struct spawn_opts *o, enum svc_method method)
     if (fault_active(FAULT_NO_SETPGID)) o->own_group = false;
     if (fault_active(FAULT_SHUTDOWN_NO_KILL) || fault_active(FAULT_SHUTDOWN_NO_SIGKILL))
         o->outlive_daemon = true;
-    if (fault_active(FAULT_PTY_SIZE_AFTER_EXEC)) o->pty_size_after_exec = true;
-    if (fault_active(FAULT_SETPGID_AFTER_EXEC)) o->setpgid_after_exec = true;
-    if (fault_active(FAULT_PTY_FAIL_LEAK_MASTER)) o->leak_failed_pty = true;
     if (fault_active(FAULT_PTY_SIZE_IGNORED)) {
         o->pty_cols = 80;
         o->pty_rows = 24;

@@ -45,7 +45,7 @@ struct stdin_req {
     void *user;
     size_t len, off;
     bool close_after; /* pipe EOF: close the write end once reached */
-    bool hang_up;     /* PTY hang-up (fault injection) */
+    bool hang_up;     /* close the PTY master: the terminal hangs up */
     uint8_t data[];
 };
 
@@ -89,11 +89,6 @@ struct proc_manager {
     size_t read_size;
     uint64_t drain_ms;
     size_t stdin_limit;
-    bool single_id;
-    bool drop_unwritten_stdin;
-    int32_t id_step;
-    bool lowest_free_id;
-    int signal_exit;
     uint64_t end_group_grace_ms;
     bool adopting;
     bool shutting_down; /* a *_all call of the shutdown has run */
@@ -318,7 +313,7 @@ static int enqueue(struct proc *p, const uint8_t *data, size_t len, bool close_a
             } else if (n < 0 && errno == EINTR) {
                 continue;
             } else if (n < 0 && errno == EAGAIN) {
-                if (p->m->drop_unwritten_stdin) return 1;
+                if (!proc_behaviour->queues_unwritten_stdin()) return 1;
                 break;
             } else {
                 int e = n < 0 ? errno : EIO;
@@ -490,10 +485,8 @@ static void on_pidfd(uv_poll_t *h, int status, int events)
     p->exited = true;
     if (rc == 0 && si.si_pid != 0 && si.si_code == CLD_EXITED)
         p->exit_code = si.si_status & 0xff;
-    else if (rc == 0 && si.si_pid != 0 && p->m->signal_exit == SIGNAL_EXIT_128_PLUS)
-        p->exit_code = 128 + si.si_status;
-    else if (rc == 0 && si.si_pid != 0 && p->m->signal_exit == SIGNAL_EXIT_NEGATIVE)
-        p->exit_code = -si.si_status;
+    else if (rc == 0 && si.si_pid != 0)
+        p->exit_code = proc_behaviour->signal_exit_code(si.si_status);
     else
         p->exit_code = -1;
     if (p->pty_hup) close_output(p, PROC_STDOUT);
@@ -554,23 +547,25 @@ int32_t proc_register(struct proc *p)
 {
     struct proc_manager *m = p->m;
     if (p->id) return p->id;
-    int32_t id = 1;
-    if (!m->single_id) {
-        /* Next free positive id; wraps and skips ids still in use. */
-        if (m->lowest_free_id) m->next_id = 1;
-        for (;;) {
-            id = m->next_id;
-            if (m->id_step > 0)
-                m->next_id = m->next_id > INT32_MAX - m->id_step ? 1 : m->next_id + m->id_step;
-            else
-                m->next_id =
-                    m->next_id < INT32_MIN - m->id_step ? -1000000 : m->next_id + m->id_step;
-            if (!intmap_get(&m->by_id, id)) break;
-        }
-    }
+    int32_t id = proc_behaviour->allocate_id(m);
     if (intmap_put(&m->by_id, id, p) < 0) return -1;
     p->id = id;
     return id;
+}
+
+int32_t proc_allocate_id_real(struct proc_manager *m)
+{
+    /* Next free positive id; wraps and skips ids still in use. */
+    for (;;) {
+        int32_t id = m->next_id;
+        m->next_id = m->next_id == INT32_MAX ? 1 : m->next_id + 1;
+        if (!intmap_get(&m->by_id, id)) return id;
+    }
+}
+
+bool proc_id_in_use(struct proc_manager *m, int32_t id)
+{
+    return intmap_get(&m->by_id, id) != NULL;
 }
 
 int proc_register_as(struct proc *p, int32_t id)
@@ -772,21 +767,14 @@ struct proc_manager *proc_manager_new(uv_loop_t *loop, const struct proc_manager
 {
     struct proc_manager *m = calloc(1, sizeof(*m));
     if (!m) return NULL;
+    struct proc_manager_opts o = opts ? *opts : (struct proc_manager_opts){0};
+    proc_behaviour->manager_options(&o);
     m->loop = loop;
-    m->read_size = opts && opts->read_size ? opts->read_size : 64 * 1024;
-    m->drain_ms = opts && opts->drain_ms ? opts->drain_ms : 5000;
-    m->stdin_limit = opts && opts->stdin_limit ? opts->stdin_limit : 8u << 20;
-    m->single_id = opts && opts->single_id;
-    m->drop_unwritten_stdin = opts && opts->drop_unwritten_stdin;
-    m->next_id = opts && opts->large_ids ? 1000000 : 1;
-    m->id_step = opts && opts->large_ids ? 7 : 1;
-    if (opts && opts->negative_ids) {
-        m->next_id = -1000000;
-        m->id_step = -7;
-    }
-    m->lowest_free_id = opts && opts->lowest_free_id;
-    m->signal_exit = opts ? (int)opts->signal_exit : SIGNAL_EXIT_MINUS_ONE;
-    m->end_group_grace_ms = opts ? opts->end_group_grace_ms : 0;
+    m->read_size = o.read_size ? o.read_size : 64 * 1024;
+    m->drain_ms = o.drain_ms ? o.drain_ms : 5000;
+    m->stdin_limit = o.stdin_limit ? o.stdin_limit : 8u << 20;
+    m->next_id = 1;
+    m->end_group_grace_ms = o.end_group_grace_ms;
     intmap_init(&m->by_id);
     intmap_init(&m->by_pid);
     m->readbuf = malloc(m->read_size);
