@@ -18,7 +18,6 @@
 #include "daemon_behaviour.h"
 #include "daemon_config.h"
 #include "daemon_state.h"
-#include "fault.h"
 #include "grpc_service/process_service.h"
 #include "process/proc.h"
 #include "rest_server.h"
@@ -167,21 +166,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "sandboxd-ref: cannot create the event loop\n");
         return 1;
     }
-    struct proc_manager_opts pmo = {
-        .single_id = fault_active(FAULT_PID_REUSE),
-        .drop_unwritten_stdin = fault_active(FAULT_STDIN_PARTIAL_DROP),
-        .drain_ms = fault_active(FAULT_VARIANT_EXIT_DRAIN_SHORT) ? 1000 : 0,
-        .large_ids = fault_active(FAULT_VARIANT_PID_LARGE),
-        .negative_ids = fault_active(FAULT_VARIANT_PID_NEGATIVE),
-        .lowest_free_id = fault_active(FAULT_VARIANT_PID_REUSE_LOWEST),
-        .signal_exit = fault_active(FAULT_VARIANT_SIGNAL_EXIT_128)   ? SIGNAL_EXIT_128_PLUS
-                       : fault_active(FAULT_VARIANT_SIGNAL_EXIT_NEG) ? SIGNAL_EXIT_NEGATIVE
-                                                                     : SIGNAL_EXIT_MINUS_ONE,
-        /* Legal variant: the group's other members run on after the stream
-         * ended (the contract leaves this to the runtime). */
-        .end_group_grace_ms =
-            fault_active(FAULT_VARIANT_GROUP_OUTLIVES_STREAM) ? 0 : END_GROUP_GRACE_MS,
-    };
+    struct proc_manager_opts pmo = {.end_group_grace_ms = END_GROUP_GRACE_MS};
     struct proc_manager *pm = proc_manager_new(&loop, &pmo);
     struct sbx_grpc_server *grpc = pm ? start_grpc(&loop, &st) : NULL;
     struct process_service *svc = grpc ? process_service_new(&loop, &st, pm, grpc, root_abs) : NULL;

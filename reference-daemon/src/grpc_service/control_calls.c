@@ -5,35 +5,16 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "fault.h"
+#include "grpc_service/service_behaviour.h"
 #include "grpc_service/service_internal.h"
 
-static void answer_empty(struct sbx_grpc_server_call *call)
-{
-    /* WriteStdinResponse, SendSignalResponse and ResizeTTYResponse have no
-     * fields: each is the empty message. */
-    sbx_grpc_server_call_send_message(call, "", 0);
-    sbx_grpc_server_call_finish(call, SBX_GRPC_OK, NULL);
-}
-
-static void not_found(struct sbx_grpc_server_call *call, int32_t id)
-{
-    char msg[64];
-    snprintf(msg, sizeof(msg), "no process with id %d", (int)id);
-    sbx_grpc_server_call_finish(call, SBX_GRPC_NOT_FOUND, msg);
-}
-
-static void stdin_status(struct sbx_grpc_server_call *call, int err)
+void svc_answer_stdin_real(struct sbx_grpc_server_call *call, int err)
 {
     bool closed = err == EPIPE || err == EIO || err == EBADF;
-    if (err == 0 || (closed && fault_active(FAULT_STDIN_CLOSED_OK))) {
-        answer_empty(call);
+    if (err == 0) {
+        svc_answer_empty(call);
     } else if (closed) {
-        /* Legal variant: the code is not fixed by the contract. */
-        sbx_grpc_server_call_finish(call,
-                                    fault_active(FAULT_VARIANT_STDIN_CLOSED_UNKNOWN)
-                                        ? SBX_GRPC_UNKNOWN
-                                        : SBX_GRPC_FAILED_PRECONDITION,
+        sbx_grpc_server_call_finish(call, SBX_GRPC_FAILED_PRECONDITION,
                                     "the process's stdin is closed");
     } else if (err == ENOBUFS) {
         sbx_grpc_server_call_finish(call, SBX_GRPC_RESOURCE_EXHAUSTED,
@@ -46,7 +27,20 @@ static void stdin_status(struct sbx_grpc_server_call *call, int err)
 static void on_stdin_done(struct proc *p, int err, void *user)
 {
     (void)p;
-    stdin_status(user, err);
+    service_behaviour->answer_stdin(user, err);
+}
+
+int svc_write_stdin_real(struct proc *p, const Process__V1__WriteStdinRequest *req,
+                         struct sbx_grpc_server_call *call, proc_stdin_cb done)
+{
+    switch (req->payload_case) {
+    case PROCESS__V1__WRITE_STDIN_REQUEST__PAYLOAD_INPUT:
+        return proc_write_stdin(p, req->input.data, req->input.len, done, call);
+    case PROCESS__V1__WRITE_STDIN_REQUEST__PAYLOAD_EOF:
+        return proc_close_stdin(p, false, done, call);
+    default: /* neither input nor eof: nothing to write */
+        return 1;
+    }
 }
 
 void write_stdin_on_request(struct sbx_grpc_server_call *call, const uint8_t *msg, size_t len,
@@ -55,59 +49,30 @@ void write_stdin_on_request(struct sbx_grpc_server_call *call, const uint8_t *ms
     struct process_service *svc = user;
     Process__V1__WriteStdinRequest *req = process__v1__write_stdin_request__unpack(NULL, len, msg);
     if (!req) {
-        svc_reject_undecodable(call, "WriteStdinRequest");
+        service_behaviour->reject_undecodable(call, "WriteStdinRequest");
         return;
     }
-    if (fault_active(FAULT_UNKNOWN_FIELD_REJECT) && request_unknown_fields(&req->base)) {
-        sbx_grpc_server_call_finish(call, SBX_GRPC_INVALID_ARGUMENT, "unknown fields in request");
-        goto out;
+    char why[160];
+    int code = service_behaviour->check_request(&req->base, SVC_WRITE_STDIN, why, sizeof(why));
+    struct proc *p = code == SBX_GRPC_OK ? proc_lookup(svc->pm, req->process_id) : NULL;
+    if (code != SBX_GRPC_OK) {
+        sbx_grpc_server_call_finish(call, code, why);
+    } else if (!p) {
+        service_behaviour->answer_unknown_id(call, req->process_id, SVC_WRITE_STDIN);
+    } else {
+        int rc = service_behaviour->write_stdin(p, req, call, on_stdin_done);
+        if (rc == 1)
+            svc_answer_empty(call);
+        else if (rc < 0)
+            service_behaviour->answer_stdin(call, -rc);
+        /* rc == 0: on_stdin_done answers once the bytes are written. */
     }
-    struct proc *p = proc_lookup(svc->pm, req->process_id);
-    svc->stdin_calls++;
-    if (!p) {
-        if (fault_active(FAULT_STDIN_UNKNOWN_OK))
-            answer_empty(call);
-        else
-            not_found(call, req->process_id);
-        goto out;
-    }
-    if (fault_active(FAULT_STDIN_DROP) && svc->stdin_calls % 2 == 0 &&
-        req->payload_case == PROCESS__V1__WRITE_STDIN_REQUEST__PAYLOAD_INPUT) {
-        answer_empty(call);
-        goto out;
-    }
-    int rc;
-    switch (req->payload_case) {
-    case PROCESS__V1__WRITE_STDIN_REQUEST__PAYLOAD_INPUT:
-        /* Fault injection: an empty input taken for eof. */
-        if (req->input.len == 0 && fault_active(FAULT_STDIN_EMPTY_EOF)) {
-            rc = proc_close_stdin(p, false, on_stdin_done, call);
-        } else if (req->input.len == 0 && fault_active(FAULT_VARIANT_EMPTY_INPUT_INVALID)) {
-            /* Legal variant: the answer to an empty input is not fixed. */
-            sbx_grpc_server_call_finish(call, SBX_GRPC_INVALID_ARGUMENT, "empty input");
-            goto out;
-        } else {
-            rc = proc_write_stdin(p, req->input.data, req->input.len, on_stdin_done, call);
-        }
-        break;
-    case PROCESS__V1__WRITE_STDIN_REQUEST__PAYLOAD_EOF:
-        if (fault_active(FAULT_STDIN_IGNORE_EOF)) {
-            rc = 1;
-            break;
-        }
-        rc = proc_close_stdin(p, fault_active(FAULT_PTY_EOF_HANGUP), on_stdin_done, call);
-        break;
-    default: /* neither input nor eof: nothing to write */
-        rc = 1;
-        break;
-    }
-    if (rc == 1)
-        answer_empty(call);
-    else if (rc < 0)
-        stdin_status(call, -rc);
-    /* rc == 0: on_stdin_done answers once the bytes are written. */
-out:
     process__v1__write_stdin_request__free_unpacked(req, NULL);
+}
+
+int svc_send_signal_real(struct proc *p, int signo)
+{
+    return proc_signal_group(p, signo);
 }
 
 void send_signal_on_request(struct sbx_grpc_server_call *call, const uint8_t *msg, size_t len,
@@ -116,41 +81,37 @@ void send_signal_on_request(struct sbx_grpc_server_call *call, const uint8_t *ms
     struct process_service *svc = user;
     Process__V1__SendSignalRequest *req = process__v1__send_signal_request__unpack(NULL, len, msg);
     if (!req) {
-        svc_reject_undecodable(call, "SendSignalRequest");
+        service_behaviour->reject_undecodable(call, "SendSignalRequest");
         return;
     }
+    char why[160];
+    int code = service_behaviour->check_request(&req->base, SVC_SEND_SIGNAL, why, sizeof(why));
     int signo = 0;
-    int code = signal_from_wire((int)req->signal, &signo);
+    int sig_code = service_behaviour->signal_number((int)req->signal, &signo);
     struct proc *p = proc_lookup(svc->pm, req->process_id);
-    if (fault_active(FAULT_UNKNOWN_FIELD_REJECT) && request_unknown_fields(&req->base)) {
-        sbx_grpc_server_call_finish(call, SBX_GRPC_INVALID_ARGUMENT, "unknown fields in request");
-    } else if (code != SBX_GRPC_OK && !(fault_active(FAULT_SIGNAL_UNSPECIFIED_OK) &&
-                                        req->signal == PROCESS__V1__SIGNAL__SIGNAL_UNSPECIFIED)) {
+    if (code != SBX_GRPC_OK) {
+        sbx_grpc_server_call_finish(call, code, why);
+    } else if (sig_code != SBX_GRPC_OK) {
         char m[64];
         snprintf(m, sizeof(m), "unsupported signal %d", (int)req->signal);
         sbx_grpc_server_call_finish(call, SBX_GRPC_INVALID_ARGUMENT, m);
     } else if (!p) {
-        if (fault_active(FAULT_SIGNAL_UNKNOWN_OK))
-            answer_empty(call);
-        else
-            not_found(call, req->process_id);
+        service_behaviour->answer_unknown_id(call, req->process_id, SVC_SEND_SIGNAL);
     } else {
-        int rc = 0;
-        if (code != SBX_GRPC_OK || fault_active(FAULT_SIGNAL_IGNORED))
-            rc = 0;
-        else if (fault_active(FAULT_SIGNAL_LEADER_ONLY))
-            rc = proc_signal_leader(p, signo);
-        else if (fault_active(FAULT_SIGNAL_ALWAYS_KILL))
-            rc = proc_signal_group(p, SIGKILL);
-        else
-            rc = proc_signal_group(p, signo);
+        int rc = service_behaviour->send_signal(p, signo);
         /* ESRCH: the group is already gone, which is what was asked for. */
         if (rc == 0 || rc == -ESRCH)
-            answer_empty(call);
+            svc_answer_empty(call);
         else
             sbx_grpc_server_call_finish(call, SBX_GRPC_INTERNAL, strerror(-rc));
     }
     process__v1__send_signal_request__free_unpacked(req, NULL);
+}
+
+void svc_answer_no_pty_real(struct sbx_grpc_server_call *call)
+{
+    sbx_grpc_server_call_finish(call, SBX_GRPC_FAILED_PRECONDITION,
+                                "the process has no pseudo-terminal");
 }
 
 void resize_tty_on_request(struct sbx_grpc_server_call *call, const uint8_t *msg, size_t len,
@@ -159,31 +120,24 @@ void resize_tty_on_request(struct sbx_grpc_server_call *call, const uint8_t *msg
     struct process_service *svc = user;
     Process__V1__ResizeTTYRequest *req = process__v1__resize_ttyrequest__unpack(NULL, len, msg);
     if (!req) {
-        svc_reject_undecodable(call, "ResizeTTYRequest");
+        service_behaviour->reject_undecodable(call, "ResizeTTYRequest");
         return;
     }
+    char why[160];
+    int code = service_behaviour->check_request(&req->base, SVC_RESIZE_TTY, why, sizeof(why));
     struct proc *p = proc_lookup(svc->pm, req->process_id);
-    if (fault_active(FAULT_UNKNOWN_FIELD_REJECT) && request_unknown_fields(&req->base)) {
-        sbx_grpc_server_call_finish(call, SBX_GRPC_INVALID_ARGUMENT, "unknown fields in request");
+    if (code != SBX_GRPC_OK) {
+        sbx_grpc_server_call_finish(call, code, why);
     } else if (!p) {
-        if (fault_active(FAULT_RESIZE_UNKNOWN_OK))
-            answer_empty(call);
-        else
-            not_found(call, req->process_id);
+        service_behaviour->answer_unknown_id(call, req->process_id, SVC_RESIZE_TTY);
     } else if (!proc_has_pty(p)) {
-        if (fault_active(FAULT_RESIZE_NO_PTY_OK))
-            answer_empty(call);
-        else
-            sbx_grpc_server_call_finish(call, SBX_GRPC_FAILED_PRECONDITION,
-                                        "the process has no pseudo-terminal");
-    } else if (fault_active(FAULT_RESIZE_NOOP)) {
-        answer_empty(call);
+        service_behaviour->answer_no_pty(call);
     } else {
         uint16_t cols = req->cols > 65535 ? 65535 : (uint16_t)req->cols;
         uint16_t rows = req->rows > 65535 ? 65535 : (uint16_t)req->rows;
-        int rc = proc_resize(p, cols, rows);
+        int rc = service_behaviour->resize(p, cols, rows);
         if (rc == 0)
-            answer_empty(call);
+            svc_answer_empty(call);
         else
             sbx_grpc_server_call_finish(call, SBX_GRPC_FAILED_PRECONDITION,
                                         "the terminal is closed");

@@ -2,54 +2,25 @@
  * process from a validated request and sending messages. */
 #include "grpc_service/process_service.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "fault.h"
+#include "grpc_service/service_behaviour.h"
 #include "grpc_service/service_internal.h"
 #include "process/cwd.h"
 #include "process/env.h"
 
 extern char **environ;
 
-int svc_launch(struct process_service *svc, const struct launch_spec *spec,
-               const struct launch_mode *mode, const struct proc_callbacks *cb, void *user,
-               struct proc **out, char *msg, size_t msglen)
+int svc_launch(struct process_service *svc, const struct launch_spec *spec, enum svc_method method,
+               const struct proc_callbacks *cb, void *user, struct proc **out, char *msg,
+               size_t msglen)
 {
-    int cwd_fd;
-    char host[8192];
-    if ((!spec->cwd || !*spec->cwd) && fault_active(FAULT_CWD_DEFAULT_DAEMON))
-        cwd_fd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
-    /* Fault injection: Start (the launch with a stdin pipe) joins cwd to the
-     * root's path as a string, unconfined; Execute stays confined. */
-    else if (fault_active(FAULT_START_CWD_UNCONFINED) && mode->stdin_mode == SPAWN_STDIN_PIPE &&
-             snprintf(host, sizeof(host), "%s/%s", svc->root_abs, spec->cwd ? spec->cwd : "") <
-                 (int)sizeof(host))
-        cwd_fd = open(host, O_PATH | O_DIRECTORY | O_CLOEXEC);
-    /* Fault injection: Start ignores cwd and runs in the root. */
-    else if (fault_active(FAULT_START_CWD_IGNORE) && mode->stdin_mode == SPAWN_STDIN_PIPE)
-        cwd_fd = cwd_open(svc->st->root_fd, svc->root_abs, "");
-    else
-        cwd_fd = cwd_open(svc->st->root_fd, svc->root_abs, spec->cwd);
-    if (cwd_fd < 0) {
-        int code = cwd_error_status(cwd_fd, spec->cwd, msg, msglen);
-        if (code == SBX_GRPC_NOT_FOUND && fault_active(FAULT_CWD_MISSING_INTERNAL))
-            code = SBX_GRPC_INTERNAL;
-        /* Legal variant: the code for a cwd that is not a directory is not fixed. */
-        if (code == SBX_GRPC_FAILED_PRECONDITION && fault_active(FAULT_VARIANT_CWD_NOTDIR_INVALID))
-            code = SBX_GRPC_INVALID_ARGUMENT;
-        return code;
-    }
-    enum env_merge merge = ENV_MERGE_REQUEST_WINS;
-    if (fault_active(FAULT_ENV_REPLACE))
-        merge = ENV_MERGE_REPLACE;
-    else if (fault_active(FAULT_ENV_NO_OVERRIDE))
-        merge = ENV_MERGE_DAEMON_WINS;
-    char **envp = env_build(environ, spec->env, spec->nenv, merge);
+    int cwd_fd = service_behaviour->open_cwd(svc, spec->cwd, method);
+    if (cwd_fd < 0) return service_behaviour->cwd_error(cwd_fd, spec->cwd, msg, msglen);
+    char **envp = env_build(environ, spec->env, spec->nenv, service_behaviour->env_merge());
     if (!envp) {
         close(cwd_fd);
         snprintf(msg, msglen, "out of memory");
@@ -60,38 +31,27 @@ int svc_launch(struct process_service *svc, const struct launch_spec *spec,
         .argv = spec->argv,
         .envp = envp,
         .cwd_fd = cwd_fd,
-        .stdin_mode = mode->stdin_mode,
-        .pty = spec->pty && !fault_active(FAULT_NO_PTY),
+        .stdin_mode = method == SVC_START ? SPAWN_STDIN_PIPE : SPAWN_STDIN_NULL,
+        .pty = spec->pty,
         .pty_cols = spec->cols,
         .pty_rows = spec->rows,
-        .own_group = !fault_active(FAULT_NO_SETPGID),
-        .merge_stderr = mode->merge_stderr,
-        .outlive_daemon =
-            fault_active(FAULT_SHUTDOWN_NO_KILL) || fault_active(FAULT_SHUTDOWN_NO_SIGKILL),
-        .pty_size_after_exec = fault_active(FAULT_PTY_SIZE_AFTER_EXEC),
-        .setpgid_after_exec = fault_active(FAULT_SETPGID_AFTER_EXEC),
-        .leak_failed_pty = fault_active(FAULT_PTY_FAIL_LEAK_MASTER),
+        .own_group = true,
     };
-    if (fault_active(FAULT_PTY_SIZE_IGNORED)) {
-        o.pty_cols = 80;
-        o.pty_rows = 24;
-    }
+    service_behaviour->spawn_options(&o, method);
     int e = proc_spawn(svc->pm, &o, cb, user, out);
     free(envp);
     close(cwd_fd);
-    if (e == 0 && fault_active(FAULT_PROC_HANDLE_LEAK)) fault_keep_record();
-    if (e == 0) return SBX_GRPC_OK;
-    int code = exec_errno_status(e, spec->argv[0], msg, msglen);
-    if (code == SBX_GRPC_PERMISSION_DENIED && fault_active(FAULT_NOEXEC_INTERNAL))
-        code = SBX_GRPC_INTERNAL;
-    return code;
+    if (e == 0) {
+        service_behaviour->launched(*out, method);
+        return SBX_GRPC_OK;
+    }
+    return service_behaviour->exec_error(e, spec->argv[0], msg, msglen);
 }
 
-int32_t svc_wire_exit_code(int exit_code)
+int svc_open_cwd_real(const struct process_service *svc, const char *cwd, enum svc_method method)
 {
-    if (exit_code < 0 && fault_active(FAULT_SIGNAL_EXIT_ZERO)) return 0;
-    if (fault_active(FAULT_EXIT_CODE_MASK)) return exit_code & 0x7f;
-    return exit_code;
+    (void)method; /* Start and Execute resolve alike (P4) */
+    return cwd_open(svc->st->root_fd, svc->root_abs, cwd);
 }
 
 int svc_send(struct sbx_grpc_server_call *call, const ProtobufCMessage *msg)
@@ -106,15 +66,32 @@ int svc_send(struct sbx_grpc_server_call *call, const ProtobufCMessage *msg)
     return rc;
 }
 
-void svc_reject_undecodable(struct sbx_grpc_server_call *call, const char *what)
+void svc_answer_empty(struct sbx_grpc_server_call *call)
 {
-    if (fault_active(FAULT_BAD_MESSAGE_CLOSE)) {
-        sbx_grpc_server_call_release(call);
-        return;
-    }
+    /* WriteStdinResponse, SendSignalResponse and ResizeTTYResponse have no
+     * fields: each is the empty message. */
+    sbx_grpc_server_call_send_message(call, "", 0);
+    sbx_grpc_server_call_finish(call, SBX_GRPC_OK, NULL);
+}
+
+void svc_reject_undecodable_real(struct sbx_grpc_server_call *call, const char *what)
+{
     char msg[128];
     snprintf(msg, sizeof(msg), "request is not a valid %s message", what);
     sbx_grpc_server_call_finish(call, SBX_GRPC_INVALID_ARGUMENT, msg);
+}
+
+void svc_not_found_real(struct sbx_grpc_server_call *call, int32_t id, enum svc_method method)
+{
+    (void)method;
+    char msg[64];
+    snprintf(msg, sizeof(msg), "no process with id %d", (int)id);
+    sbx_grpc_server_call_finish(call, SBX_GRPC_NOT_FOUND, msg);
+}
+
+void svc_finish_real(struct sbx_grpc_server_call *call, int code, const char *msg)
+{
+    sbx_grpc_server_call_finish(call, code, msg);
 }
 
 static int add(struct process_service *svc, const char *name, enum sbx_grpc_method_kind kind,
@@ -138,7 +115,7 @@ struct process_service *process_service_new(uv_loop_t *loop, struct daemon_state
     svc->srv = srv;
     svc->root_abs = strdup(root_abs);
     svc->chunk_size = st->cfg->stream_chunk_size;
-    svc->exec_limit = fault_active(FAULT_EXECUTE_LIMIT_OFF) ? 0 : st->cfg->execute_output_limit;
+    svc->exec_limit = service_behaviour->execute_output_limit(st->cfg);
     if (!svc->root_abs ||
         add(svc, "Start", SBX_GRPC_METHOD_SERVER_STREAMING, start_on_request) != 0 ||
         add(svc, "Execute", SBX_GRPC_METHOD_UNARY, execute_on_request) != 0 ||
@@ -154,7 +131,7 @@ struct process_service *process_service_new(uv_loop_t *loop, struct daemon_state
 
 void process_service_refuse_new(struct process_service *svc)
 {
-    if (!fault_active(FAULT_SHUTDOWN_ACCEPTS_NEW)) svc->refusing = true;
+    if (service_behaviour->refuses_during_shutdown()) svc->refusing = true;
 }
 
 void process_service_free(struct process_service *svc)

@@ -34,7 +34,7 @@ void launch_spec_free(struct launch_spec *spec);
 int signal_from_wire(int wire, int *signo);
 
 /* Number of unknown fields in a decoded message and its sub-messages that
- * the daemon reads (fault injection: unknown-field-reject). */
+ * the daemon reads (the daemon skips them, as protobuf readers do). */
 unsigned request_unknown_fields(const ProtobufCMessage *msg);
 
 /* The gRPC code and message for an exec failure (errno from spawn). */

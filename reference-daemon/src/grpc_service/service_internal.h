@@ -17,6 +17,9 @@
 
 struct exec_call;
 
+/* The ProcessService's methods. */
+enum svc_method { SVC_START, SVC_EXECUTE, SVC_WRITE_STDIN, SVC_SEND_SIGNAL, SVC_RESIZE_TTY };
+
 struct process_service {
     uv_loop_t *loop;
     struct daemon_state *st;
@@ -24,28 +27,19 @@ struct process_service {
     struct sbx_grpc_server *srv;
     char *root_abs;
     size_t chunk_size;
-    size_t exec_limit; /* per stream; 0 = unbounded (fault injection only) */
+    size_t exec_limit; /* Execute output per stream; 0 = unbounded */
     bool refusing;
-    unsigned stdin_calls; /* fault injection: stdin-drop */
-    /* Fault injection: serialize-rpcs runs one Execute at a time. */
-    struct exec_call *serial_head, *serial_tail;
-    bool serial_busy;
 };
 
-/* How a launch differs between Start and Execute. */
-struct launch_mode {
-    enum spawn_stdin stdin_mode;
-    bool merge_stderr;
-};
+/* Resolves cwd, builds the environment and starts the process for method
+ * (Start: stdin a pipe; Execute: /dev/null). Returns a gRPC code; on OK
+ * *out is the started process. */
+int svc_launch(struct process_service *svc, const struct launch_spec *spec, enum svc_method method,
+               const struct proc_callbacks *cb, void *user, struct proc **out, char *msg,
+               size_t msglen);
 
-/* Resolves cwd, builds the environment and starts the process. Returns a
- * gRPC code; on OK *out is the started process. */
-int svc_launch(struct process_service *svc, const struct launch_spec *spec,
-               const struct launch_mode *mode, const struct proc_callbacks *cb, void *user,
-               struct proc **out, char *msg, size_t msglen);
-
-/* Exit code as reported on the wire (fault switches apply here). */
-int32_t svc_wire_exit_code(int exit_code);
+/* Answers a call with the empty message and OK. */
+void svc_answer_empty(struct sbx_grpc_server_call *call);
 
 /* Packs msg and sends it on call. Returns an sbx_grpc_send_result, or
  * SBX_GRPC_SEND_INVALID when out of memory. */
@@ -62,9 +56,5 @@ void send_signal_on_request(struct sbx_grpc_server_call *call, const uint8_t *ms
                             void *user);
 void resize_tty_on_request(struct sbx_grpc_server_call *call, const uint8_t *msg, size_t len,
                            void *user);
-
-/* Answers a request that did not decode (G3); fault injection may reset
- * the stream instead. */
-void svc_reject_undecodable(struct sbx_grpc_server_call *call, const char *what);
 
 #endif

@@ -9,13 +9,9 @@
 #include <string.h>
 #include <sys/uio.h>
 
-#include "fault.h"
 #include "grpc_service/env_keys.h"
+#include "grpc_service/service_behaviour.h"
 #include "grpc_service/service_internal.h"
-
-/* Fault injection: register-late announces the id this long before it
- * becomes valid. */
-#define REGISTER_LATE_MS 300
 
 struct start_call {
     struct process_service *svc;
@@ -23,47 +19,58 @@ struct start_call {
     struct proc *p;                    /* NULL once released or detached */
     int32_t id;
     bool init_sent;
-    unsigned chunks;    /* output events so far, for the chunk faults */
     uint64_t streamed;  /* output bytes so far */
     uint8_t *space;     /* in-place read: reserved events, see read_space */
     size_t space_event; /* their payload size (at most chunk_size) */
-    /* Fault injection state: a held-back chunk (reorder-chunks) and the
-     * output held until exit (buffer-until-exit), as [stream][len][bytes]. */
-    uint8_t *held;
-    size_t held_len;
-    enum proc_stream held_stream;
-    uint8_t *backlog;
-    size_t backlog_len, backlog_cap;
-    uv_timer_t *register_timer;
+    void *extension;    /* owned by the service_behaviour in use */
 };
-
-static void free_timer(uv_handle_t *h)
-{
-    free(h);
-}
 
 static void start_call_free(struct start_call *c)
 {
-    if (c->register_timer) {
-        uv_timer_stop(c->register_timer);
-        uv_close((uv_handle_t *)c->register_timer, free_timer);
-    }
-    free(c->held);
-    free(c->backlog);
+    service_behaviour->start_freed(c);
     free(c);
 }
 
-static void send_init(struct start_call *c)
+void start_send_init(struct start_call *c)
 {
     if (c->init_sent || !c->call) return;
     c->init_sent = true;
-    if (fault_active(FAULT_START_NO_INIT)) return;
+    service_behaviour->send_init(c->call, c->id);
+}
+
+void svc_send_init_real(struct sbx_grpc_server_call *call, int32_t id)
+{
     Process__V1__InitEvent init = PROCESS__V1__INIT_EVENT__INIT;
-    init.process_id = c->id;
+    init.process_id = id;
     Process__V1__StartResponse r = PROCESS__V1__START_RESPONSE__INIT;
     r.event_case = PROCESS__V1__START_RESPONSE__EVENT_INIT;
     r.init = &init;
-    svc_send(c->call, &r.base);
+    svc_send(call, &r.base);
+}
+
+bool start_init_sent(const struct start_call *c)
+{
+    return c->init_sent;
+}
+
+bool start_call_open(const struct start_call *c)
+{
+    return c->call != NULL;
+}
+
+struct proc *start_call_proc(const struct start_call *c)
+{
+    return c->p;
+}
+
+struct process_service *start_call_service(const struct start_call *c)
+{
+    return c->svc;
+}
+
+void **start_call_extension(struct start_call *c)
+{
+    return &c->extension;
 }
 
 /* Kills the process and ends the call when its output cannot be queued. */
@@ -97,7 +104,7 @@ static size_t event_head(uint8_t *out, enum proc_stream s, size_t n)
 
 /* The hot path of a large stream: the bytes are copied once, straight into
  * the call's queue. */
-static void send_output(struct start_call *c, enum proc_stream s, const uint8_t *d, size_t n)
+void start_send_event(struct start_call *c, enum proc_stream s, const uint8_t *d, size_t n)
 {
     if (!c->call) return;
     uint8_t head[16];
@@ -110,76 +117,11 @@ static void send_output(struct start_call *c, enum proc_stream s, const uint8_t 
     /* SBX_GRPC_SEND_CLOSED: the call is being cancelled; on_cancel follows. */
 }
 
-static void send_chunk(struct start_call *c, enum proc_stream s, const uint8_t *d, size_t n)
-{
-    c->chunks++;
-    if (c->chunks == 3 && fault_active(FAULT_DROP_CHUNK)) return;
-    if (c->chunks == 2 && fault_active(FAULT_REORDER_CHUNKS)) {
-        c->held = malloc(n ? n : 1); /* an empty event is held too */
-        if (c->held) {
-            memcpy(c->held, d, n);
-            c->held_len = n;
-            c->held_stream = s;
-        }
-        return;
-    }
-    send_output(c, s, d, n);
-    if (!c->init_sent) send_init(c); /* init-late: only after the first output */
-    if (c->held && c->chunks == 3) {
-        send_output(c, c->held_stream, c->held, c->held_len);
-        free(c->held);
-        c->held = NULL;
-    }
-}
-
-static void send_data(struct start_call *c, enum proc_stream s, const uint8_t *d, size_t n)
+void start_send_output(struct start_call *c, enum proc_stream s, const uint8_t *d, size_t n)
 {
     size_t chunk = c->svc->chunk_size;
-    /* Legal variant: reads under 1 KiB go out as an empty event and then events of
-     * 1 to 7 bytes (chunking is not fixed by the contract). */
-    if (n < 1024 && fault_active(FAULT_VARIANT_TINY_CHUNKS)) {
-        send_chunk(c, s, d, 0);
-        for (size_t off = 0, k = 0; off < n && c->call; off += k % 7 + 1, k++)
-            send_chunk(c, s, d + off, n - off < k % 7 + 1 ? n - off : k % 7 + 1);
-        return;
-    }
     for (size_t off = 0; off < n && c->call; off += chunk)
-        send_chunk(c, s, d + off, n - off < chunk ? n - off : chunk);
-}
-
-/* Fault injection (buffer-until-exit): keeps output until the exit, within
- * the Execute bound. */
-static void backlog_add(struct start_call *c, enum proc_stream s, const uint8_t *d, size_t n)
-{
-    size_t need = c->backlog_len + 1 + sizeof(size_t) + n;
-    size_t limit = c->svc->exec_limit ? c->svc->exec_limit : (64u << 20);
-    if (need > limit) return;
-    if (need > c->backlog_cap) {
-        size_t cap = c->backlog_cap ? c->backlog_cap * 2 : 65536;
-        while (cap < need)
-            cap *= 2;
-        uint8_t *b = realloc(c->backlog, cap);
-        if (!b) return;
-        c->backlog = b;
-        c->backlog_cap = cap;
-    }
-    c->backlog[c->backlog_len] = (uint8_t)s;
-    memcpy(c->backlog + c->backlog_len + 1, &n, sizeof(n));
-    memcpy(c->backlog + c->backlog_len + 1 + sizeof(n), d, n);
-    c->backlog_len = need;
-}
-
-static void backlog_flush(struct start_call *c)
-{
-    size_t off = 0;
-    while (off < c->backlog_len) {
-        enum proc_stream s = (enum proc_stream)c->backlog[off];
-        size_t n;
-        memcpy(&n, c->backlog + off + 1, sizeof(n));
-        send_data(c, s, c->backlog + off + 1 + sizeof(n), n);
-        off += 1 + sizeof(n) + n;
-    }
-    c->backlog_len = 0;
+        start_send_event(c, s, d + off, n - off < chunk ? n - off : chunk);
 }
 
 /* After output was queued: the end of a failed stream, or backpressure. */
@@ -196,29 +138,7 @@ static void after_output(struct start_call *c)
 static void on_output(struct proc *p, enum proc_stream s, const uint8_t *d, size_t n, void *user)
 {
     struct start_call *c = user;
-    if (proc_has_pty(p) && fault_active(FAULT_PTY_STDERR_SPLIT)) s = PROC_STDERR;
-    if (fault_active(FAULT_BUFFER_UNTIL_EXIT)) {
-        backlog_add(c, s, d, n);
-        return;
-    }
-    /* Fault injection: reads cut at their first NUL byte (output as C strings). */
-    if (fault_active(FAULT_START_TEXT_MODE)) {
-        const uint8_t *z = memchr(d, 0, n);
-        if (z) n = (size_t)(z - d);
-    }
-    /* Fault injection: stdout sent line by line, a partial line held back. */
-    if (fault_active(FAULT_STREAM_LINE_BUFFERED) && s == PROC_STDOUT) {
-        const uint8_t *nl = memrchr(d, '\n', n);
-        size_t whole = nl ? (size_t)(nl - d) + 1 : 0;
-        if (whole) {
-            backlog_flush(c);
-            send_data(c, s, d, whole);
-        }
-        if (n > whole) backlog_add(c, s, d + whole, n - whole);
-        after_output(c);
-        return;
-    }
-    send_data(c, s, d, n);
+    service_behaviour->start_output(c, p, s, d, n);
     after_output(c);
 }
 
@@ -241,12 +161,8 @@ static size_t varint_len(size_t v)
 
 static bool in_place_allowed(const struct start_call *c)
 {
-    /* Faults that rework the event sequence take the plain path. */
     return c->call && c->init_sent && c->streamed >= IN_PLACE_AFTER &&
-           !fault_active(FAULT_BUFFER_UNTIL_EXIT) && !fault_active(FAULT_PTY_STDERR_SPLIT) &&
-           !fault_active(FAULT_VARIANT_TINY_CHUNKS) && !fault_active(FAULT_DROP_CHUNK) &&
-           !fault_active(FAULT_REORDER_CHUNKS) && !fault_active(FAULT_START_TEXT_MODE) &&
-           !fault_active(FAULT_STREAM_LINE_BUFFERED);
+           service_behaviour->start_reads_in_place();
 }
 
 static size_t read_space(struct proc *p, enum proc_stream s, struct iovec *iov, size_t max_iov,
@@ -294,7 +210,6 @@ static void output_read(struct proc *p, enum proc_stream s, size_t n, void *user
     for (size_t off = 0; off < n; off += ev) {
         size_t k = n - off < ev ? n - off : ev;
         len += frame_event(c->space + len, head, s, k);
-        c->chunks++;
     }
     c->streamed += n;
     int rc = c->call ? sbx_grpc_server_call_commit(c->call, len) : SBX_GRPC_SEND_CLOSED;
@@ -306,23 +221,10 @@ static void output_read(struct proc *p, enum proc_stream s, size_t n, void *user
 static void on_finished(struct proc *p, int exit_code, void *user)
 {
     struct start_call *c = user;
-    backlog_flush(c);
-    if (c->held) {
-        send_output(c, c->held_stream, c->held, c->held_len);
-        free(c->held);
-        c->held = NULL;
-    }
-    send_init(c);
+    service_behaviour->start_exited(c);
+    start_send_init(c);
     if (c->call) {
-        Process__V1__ExitEvent ev = PROCESS__V1__EXIT_EVENT__INIT;
-        ev.exit_code = svc_wire_exit_code(exit_code);
-        Process__V1__StartResponse r = PROCESS__V1__START_RESPONSE__INIT;
-        r.event_case = PROCESS__V1__START_RESPONSE__EVENT_EXIT;
-        r.exit = &ev;
-        svc_send(c->call, &r.base);
-        if (fault_active(FAULT_DOUBLE_EXIT)) svc_send(c->call, &r.base);
-        int code = fault_active(FAULT_START_STATUS_UNKNOWN) ? SBX_GRPC_UNKNOWN : SBX_GRPC_OK;
-        sbx_grpc_server_call_finish(c->call, code, NULL);
+        service_behaviour->finish_start(c->call, service_behaviour->wire_exit_code(exit_code));
         c->call = NULL;
     }
     /* The stream has ended: the id is no longer valid (P12 SHOULD). */
@@ -330,6 +232,17 @@ static void on_finished(struct proc *p, int exit_code, void *user)
     proc_release(p);
     c->p = NULL;
     start_call_free(c);
+}
+
+void svc_finish_start_real(struct sbx_grpc_server_call *call, int32_t exit_code)
+{
+    Process__V1__ExitEvent ev = PROCESS__V1__EXIT_EVENT__INIT;
+    ev.exit_code = exit_code;
+    Process__V1__StartResponse r = PROCESS__V1__START_RESPONSE__INIT;
+    r.event_case = PROCESS__V1__START_RESPONSE__EVENT_EXIT;
+    r.exit = &ev;
+    svc_send(call, &r.base);
+    sbx_grpc_server_call_finish(call, SBX_GRPC_OK, NULL);
 }
 
 static void on_writable(struct sbx_grpc_server_call *call, void *user)
@@ -350,50 +263,19 @@ static void on_cancel(struct sbx_grpc_server_call *call, void *user,
         return;
     }
     /* P17: a cancelled stream takes its process group with it. */
-    bool keep = fault_active(FAULT_CANCEL_NO_KILL) ||
-                (reason == SBX_GRPC_CANCEL_DEADLINE && fault_active(FAULT_IGNORE_DEADLINE));
-    if (!keep) proc_terminate(c->p, CANCEL_GRACE_MS);
+    if (service_behaviour->cancel_terminates(reason)) proc_terminate(c->p, CANCEL_GRACE_MS);
     proc_unregister(c->p);
     proc_detach(c->p);
     c->p = NULL;
     start_call_free(c);
 }
 
-static void on_register_late(uv_timer_t *t)
-{
-    struct start_call *c = t->data;
-    if (c->p) proc_register_as(c->p, c->id);
-}
-
 static const struct proc_callbacks callbacks = {on_output, on_finished, read_space, output_read};
 
-/* Fault injection: a failure that still looks like a started process. */
-static void answer_as_exit(struct sbx_grpc_server_call *call, int exit_code)
+int32_t svc_register_start_real(struct start_call *c, struct proc *p)
 {
-    Process__V1__InitEvent init = PROCESS__V1__INIT_EVENT__INIT;
-    Process__V1__StartResponse r = PROCESS__V1__START_RESPONSE__INIT;
-    r.event_case = PROCESS__V1__START_RESPONSE__EVENT_INIT;
-    r.init = &init;
-    svc_send(call, &r.base);
-    Process__V1__ExitEvent ev = PROCESS__V1__EXIT_EVENT__INIT;
-    ev.exit_code = exit_code;
-    r.event_case = PROCESS__V1__START_RESPONSE__EVENT_EXIT;
-    r.exit = &ev;
-    svc_send(call, &r.base);
-    sbx_grpc_server_call_finish(call, SBX_GRPC_OK, NULL);
-}
-
-/* Ends a Start that could not start (P8: no InitEvent, just the status). */
-static void answer_error(struct sbx_grpc_server_call *call, int code, const char *msg)
-{
-    if (fault_active(FAULT_START_ERROR_AFTER_INIT)) {
-        Process__V1__InitEvent init = PROCESS__V1__INIT_EVENT__INIT;
-        Process__V1__StartResponse r = PROCESS__V1__START_RESPONSE__INIT;
-        r.event_case = PROCESS__V1__START_RESPONSE__EVENT_INIT;
-        r.init = &init;
-        svc_send(call, &r.base);
-    }
-    sbx_grpc_server_call_finish(call, code, msg);
+    (void)c;
+    return proc_register(p);
 }
 
 void start_on_request(struct sbx_grpc_server_call *call, const uint8_t *msg, size_t len, void *user)
@@ -403,27 +285,20 @@ void start_on_request(struct sbx_grpc_server_call *call, const uint8_t *msg, siz
         sbx_grpc_server_call_finish(call, SBX_GRPC_UNAVAILABLE, "the daemon is shutting down");
         return;
     }
-    if (fault_active(FAULT_SWEEP_START_FAIL)) {
-        sbx_grpc_server_call_finish(call, SBX_GRPC_INTERNAL, "cannot start processes");
-        return;
-    }
+    if (service_behaviour->answer_first(call, SVC_START)) return;
     Process__V1__StartRequest *req = process__v1__start_request__unpack(NULL, len, msg);
     if (!req) {
-        svc_reject_undecodable(call, "StartRequest");
+        service_behaviour->reject_undecodable(call, "StartRequest");
         return;
     }
     char err[512] = "";
     struct launch_spec spec;
     int code;
-    if (fault_active(FAULT_UNKNOWN_FIELD_REJECT) && request_unknown_fields(&req->base)) {
-        code = SBX_GRPC_INVALID_ARGUMENT;
-        snprintf(err, sizeof(err), "unknown fields in request");
-        goto fail;
-    }
+    code = service_behaviour->check_request(&req->base, SVC_START, err, sizeof(err));
+    if (code != SBX_GRPC_OK) goto fail;
     code = env_keys_check(msg, len, err, sizeof(err));
     if (code != SBX_GRPC_OK) goto fail;
-    if (req->config && req->config->n_command == 0 && fault_active(FAULT_EMPTY_COMMAND_OK)) {
-        answer_as_exit(call, 127);
+    if (service_behaviour->answer_config(call, req->config, SVC_START)) {
         process__v1__start_request__free_unpacked(req, NULL);
         return;
     }
@@ -441,48 +316,27 @@ void start_on_request(struct sbx_grpc_server_call *call, const uint8_t *msg, siz
     }
     c->svc = svc;
     c->call = call;
-    struct launch_mode mode = {.stdin_mode = SPAWN_STDIN_PIPE};
-    code = svc_launch(svc, &spec, &mode, &callbacks, c, &c->p, err, sizeof(err));
+    code = svc_launch(svc, &spec, SVC_START, &callbacks, c, &c->p, err, sizeof(err));
     launch_spec_free(&spec);
     if (code != SBX_GRPC_OK) {
         free(c);
-        if (code == SBX_GRPC_NOT_FOUND && fault_active(FAULT_NOTFOUND_EXIT_127) &&
-            strncmp(err, "command not found", 17) == 0) {
-            answer_as_exit(call, 127);
-            process__v1__start_request__free_unpacked(req, NULL);
-            return;
-        }
         goto fail;
     }
     process__v1__start_request__free_unpacked(req, NULL);
 
     /* P9: the id is valid before the InitEvent can reach the client. */
-    c->id = proc_register(c->p);
-    /* Fault injection (os-pid-ids): the OS pid exposed as the handle. */
-    if (c->id > 0 && fault_active(FAULT_OS_PID_IDS)) {
-        proc_unregister(c->p);
-        c->id = proc_register_as(c->p, (int32_t)proc_pid(c->p)) == 0 ? (int32_t)proc_pid(c->p) : -1;
-    }
-    if (c->id == -1) { /* ids may be negative (legal variant); -1 is never one */
+    c->id = service_behaviour->register_start(c, c->p);
+    if (c->id == -1) { /* ids may be negative (P9 fixes no sign); -1 is never one */
         fail_stream(c, SBX_GRPC_RESOURCE_EXHAUSTED, "out of memory");
         start_call_free(c);
         return;
     }
-    if (fault_active(FAULT_REGISTER_LATE)) {
-        proc_unregister(c->p);
-        c->register_timer = malloc(sizeof(*c->register_timer));
-        if (c->register_timer) {
-            uv_timer_init(svc->loop, c->register_timer);
-            c->register_timer->data = c;
-            uv_timer_start(c->register_timer, on_register_late, REGISTER_LATE_MS, 0);
-        }
-    }
     sbx_grpc_server_call_on_cancel(call, on_cancel, c);
     sbx_grpc_server_call_on_writable(call, 0, on_writable, c);
-    if (!fault_active(FAULT_INIT_LATE)) send_init(c);
+    service_behaviour->announce_start(c);
     return;
 
 fail:
     process__v1__start_request__free_unpacked(req, NULL);
-    answer_error(call, code, err);
+    service_behaviour->refuse_start(call, code, err);
 }

@@ -6,8 +6,8 @@
 
 enum env_merge {
     ENV_MERGE_REQUEST_WINS, /* the contract's behaviour */
-    ENV_MERGE_DAEMON_WINS,  /* fault injection: env-no-override */
-    ENV_MERGE_REPLACE,      /* fault injection: env-replace (request vars only) */
+    ENV_MERGE_DAEMON_WINS,  /* the daemon's value of a name shared by both wins */
+    ENV_MERGE_REPLACE,      /* the request's variables only */
 };
 
 struct env_var {

@@ -1,4 +1,7 @@
-/* Managed processes on the loop (see proc.h).
+/* Managed processes on the loop (see proc.h): spawning, output, polling,
+ * exit and drain, signals, release and the manager; stdin in
+ * proc_stdin.c, ids in proc_registry.c, the daemon's other children in
+ * proc_children.c.
  *
  * Record life cycle: spawned -> exited (pidfd readable; status read with
  * WNOWAIT, the zombie is kept) -> finished (every output fd at EOF, or the
@@ -6,29 +9,25 @@
  * handles closed) -> freed (last handle close callback). */
 #include "proc.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/pidfd.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
-#include <termios.h>
 #include <unistd.h>
 
 #include "intmap.h"
 #include "proc_behaviour.h"
+#include "proc_internal.h"
 
 /* Waits (bounded) for the pidfd's process to exit. libuv made the pidfd
  * non-blocking, and waitid on a non-blocking pidfd never sleeps, so wait for
  * readability first. Returns waitid's result. */
-static int pidfd_wait(int pidfd, siginfo_t *si, int flags)
+int proc_pidfd_wait(int pidfd, siginfo_t *si, int flags)
 {
     struct pollfd pfd = {.fd = pidfd, .events = POLLIN};
     for (int i = 0; i < 100; i++) {
@@ -39,69 +38,6 @@ static int pidfd_wait(int pidfd, siginfo_t *si, int flags)
     return waitid((idtype_t)P_PIDFD, (id_t)pidfd, si, flags | WNOHANG);
 }
 
-struct stdin_req {
-    struct stdin_req *next;
-    proc_stdin_cb cb;
-    void *user;
-    size_t len, off;
-    bool close_after; /* pipe EOF: close the write end once reached */
-    bool hang_up;     /* PTY hang-up (fault injection) */
-    uint8_t data[];
-};
-
-struct proc {
-    struct proc_manager *m;
-    struct proc *prev, *next; /* the manager's list of live records */
-    const struct proc_callbacks *cb;
-    void *user;
-
-    pid_t pid;
-    int pidfd;
-    int32_t id;
-    bool pty, own_group;
-    int fd_in, fd_out, fd_err; /* fd_in == fd_out on a PTY */
-
-    uv_poll_t poll_pid, poll_out, poll_err, poll_in;
-    bool has_poll_out, has_poll_err, has_poll_in;
-    int ev_out, ev_err, ev_in; /* events each poll watches now */
-    bool grown_out, grown_err; /* the output pipe was enlarged */
-    uv_timer_t drain_timer, kill_timer;
-    int handles; /* initialised handles not yet closed */
-
-    bool exited, finished, detached, released, paused, kill_pending, stdin_closed;
-    bool group_ended; /* the end-of-stream policy ran (end_group_grace_ms) */
-    bool pty_hup;     /* the PTY master read EIO before the exit was seen */
-    int exit_code;
-    uint8_t last_input; /* last byte queued for a PTY, for EOF at line start */
-
-    struct stdin_req *wq_head, *wq_tail;
-    size_t wq_bytes;
-};
-
-struct proc_manager {
-    uv_loop_t *loop;
-    struct intmap by_id;  /* registered process ids */
-    struct intmap by_pid; /* every unreleased child, for the orphan reaper */
-    struct proc *live;
-    size_t nlive;
-    int32_t next_id;
-    uint8_t *readbuf;
-    size_t read_size;
-    uint64_t drain_ms;
-    size_t stdin_limit;
-    bool single_id;
-    bool drop_unwritten_stdin;
-    int32_t id_step;
-    bool lowest_free_id;
-    int signal_exit;
-    uint64_t end_group_grace_ms;
-    bool adopting;
-    bool shutting_down; /* a *_all call of the shutdown has run */
-    uv_signal_t sigchld;
-    void (*on_empty)(void *);
-    void *on_empty_user;
-};
-
 /* ---- helpers ---------------------------------------------------------- */
 
 static void on_handle_closed(uv_handle_t *h)
@@ -111,51 +47,18 @@ static void on_handle_closed(uv_handle_t *h)
     if (--p->handles == 0 && p->detached) free(p);
 }
 
-static void close_handle(struct proc *p, uv_handle_t *h)
+void proc_close_handle(struct proc *p, uv_handle_t *h)
 {
     if (!uv_is_closing(h)) uv_close(h, on_handle_closed);
     (void)p;
 }
 
-static void update_polls(struct proc *p);
 static void on_out_event(uv_poll_t *h, int status, int events);
 static void on_err_event(uv_poll_t *h, int status, int events);
 static void on_in_event(uv_poll_t *h, int status, int events);
-static void maybe_finish(struct proc *p);
 static void maybe_release(struct proc *p);
 
-static void complete_req(struct proc *p, struct stdin_req *r, int err)
-{
-    p->wq_bytes -= r->len;
-    if (r->cb) r->cb(p, err, r->user);
-    free(r);
-}
-
-/* Fails every queued stdin write (the process is gone or stdin broke). */
-static void fail_stdin_queue(struct proc *p, int err)
-{
-    while (p->wq_head) {
-        struct stdin_req *r = p->wq_head;
-        p->wq_head = r->next;
-        if (!p->wq_head) p->wq_tail = NULL;
-        complete_req(p, r, err);
-    }
-}
-
-/* On a PTY stdin is the master, which lives as long as the output side. */
-static void close_stdin_fd(struct proc *p)
-{
-    if (p->pty || p->fd_in < 0) return;
-    if (p->has_poll_in) {
-        uv_poll_stop(&p->poll_in);
-        close_handle(p, (uv_handle_t *)&p->poll_in);
-        p->has_poll_in = false;
-    }
-    close(p->fd_in);
-    p->fd_in = -1;
-}
-
-static void close_output(struct proc *p, enum proc_stream s)
+void proc_close_output(struct proc *p, enum proc_stream s)
 {
     int *fd = s == PROC_STDOUT ? &p->fd_out : &p->fd_err;
     uv_poll_t *poll = s == PROC_STDOUT ? &p->poll_out : &p->poll_err;
@@ -163,7 +66,7 @@ static void close_output(struct proc *p, enum proc_stream s)
     if (*fd < 0) return;
     if (*has) {
         uv_poll_stop(poll);
-        close_handle(p, (uv_handle_t *)poll);
+        proc_close_handle(p, (uv_handle_t *)poll);
         *has = false;
     }
     close(*fd);
@@ -171,7 +74,7 @@ static void close_output(struct proc *p, enum proc_stream s)
         /* The master is gone, and with it the terminal's input side. */
         p->fd_in = -1;
         p->stdin_closed = true;
-        fail_stdin_queue(p, EPIPE);
+        proc_fail_stdin_queue(p, EPIPE);
     }
     *fd = -1;
 }
@@ -227,144 +130,11 @@ static void read_output(struct proc *p, enum proc_stream s)
             break;
         }
         /* 0 = every writer closed; EIO = the PTY's slave side is gone. */
-        close_output(p, s);
-        maybe_finish(p);
+        proc_close_output(p, s);
+        proc_maybe_finish(p);
         return;
     }
-    update_polls(p);
-}
-
-/* ---- stdin ------------------------------------------------------------ */
-
-static void flush_stdin(struct proc *p)
-{
-    while (p->wq_head) {
-        struct stdin_req *r = p->wq_head;
-        if (r->hang_up) {
-            p->wq_head = r->next;
-            if (!p->wq_head) p->wq_tail = NULL;
-            complete_req(p, r, 0);
-            close_output(p, PROC_STDOUT);
-            maybe_finish(p);
-            return;
-        }
-        if (p->fd_in < 0) {
-            fail_stdin_queue(p, EPIPE);
-            break;
-        }
-        while (r->off < r->len) {
-            ssize_t n = write(p->fd_in, r->data + r->off, r->len - r->off);
-            if (n > 0) {
-                r->off += (size_t)n;
-                continue;
-            }
-            if (n < 0 && errno == EINTR) continue;
-            if (n < 0 && errno == EAGAIN) {
-                update_polls(p);
-                return;
-            }
-            int e = n < 0 ? errno : EIO;
-            /* The reader is gone: no later write can succeed. */
-            p->stdin_closed = true;
-            close_stdin_fd(p);
-            fail_stdin_queue(p, e);
-            update_polls(p);
-            return;
-        }
-        p->wq_head = r->next;
-        if (!p->wq_head) p->wq_tail = NULL;
-        if (r->close_after) close_stdin_fd(p);
-        complete_req(p, r, 0);
-    }
-    update_polls(p);
-}
-
-static struct stdin_req *new_req(const uint8_t *data, size_t len, bool close_after, bool hang_up,
-                                 proc_stdin_cb cb, void *user)
-{
-    struct stdin_req *r = malloc(sizeof(*r) + len);
-    if (!r) return NULL;
-    r->next = NULL;
-    r->cb = cb;
-    r->user = user;
-    r->len = len;
-    r->off = 0;
-    r->close_after = close_after;
-    r->hang_up = hang_up;
-    if (len) memcpy(r->data, data, len);
-    return r;
-}
-
-static int enqueue(struct proc *p, const uint8_t *data, size_t len, bool close_after, bool hang_up,
-                   proc_stdin_cb cb, void *user)
-{
-    if (p->stdin_closed || p->finished || p->released || p->fd_in < 0) return -EPIPE;
-    if (len > p->m->stdin_limit || p->wq_bytes > p->m->stdin_limit - len) return -ENOBUFS;
-    if (p->pty && len) p->last_input = data[len - 1];
-    if (close_after || hang_up) p->stdin_closed = true;
-
-    size_t off = 0;
-    if (!p->wq_head) {
-        /* Nothing queued: write at once and report completion directly. */
-        if (hang_up) {
-            close_output(p, PROC_STDOUT);
-            maybe_finish(p);
-            return 1;
-        }
-        while (off < len) {
-            ssize_t n = write(p->fd_in, data + off, len - off);
-            if (n > 0) {
-                off += (size_t)n;
-            } else if (n < 0 && errno == EINTR) {
-                continue;
-            } else if (n < 0 && errno == EAGAIN) {
-                if (p->m->drop_unwritten_stdin) return 1;
-                break;
-            } else {
-                int e = n < 0 ? errno : EIO;
-                p->stdin_closed = true;
-                close_stdin_fd(p);
-                return -e;
-            }
-        }
-        if (off == len) {
-            if (close_after) close_stdin_fd(p);
-            return 1;
-        }
-    }
-    struct stdin_req *r = new_req(data, len, close_after, hang_up, cb, user);
-    if (!r) return -ENOMEM;
-    r->off = off;
-    p->wq_bytes += len;
-    if (p->wq_tail)
-        p->wq_tail->next = r;
-    else
-        p->wq_head = r;
-    p->wq_tail = r;
-    update_polls(p);
-    return 0;
-}
-
-int proc_write_stdin(struct proc *p, const void *data, size_t len, proc_stdin_cb cb, void *user)
-{
-    return enqueue(p, (const uint8_t *)data, len, false, false, cb, user);
-}
-
-int proc_close_stdin(struct proc *p, bool hang_up, proc_stdin_cb cb, void *user)
-{
-    if (!p->pty) return enqueue(p, NULL, 0, true, false, cb, user);
-    if (hang_up) return enqueue(p, NULL, 0, false, true, cb, user);
-    /* End-of-file through the line discipline: VEOF at the start of a line;
-     * mid-line the first VEOF only pushes the partial line to the reader. */
-    uint8_t veof = 4;
-    struct termios t;
-    if (p->fd_in >= 0 && tcgetattr(p->fd_in, &t) == 0 && t.c_cc[VEOF] != _POSIX_VDISABLE)
-        veof = t.c_cc[VEOF];
-    uint8_t seq[2] = {veof, veof};
-    bool line_start = p->last_input == 0 || p->last_input == '\n' || p->last_input == '\r';
-    int rc = enqueue(p, seq, line_start ? 1 : 2, false, false, cb, user);
-    if (rc >= 0) p->last_input = '\n';
-    return rc;
+    proc_update_polls(p);
 }
 
 /* ---- polling ------------------------------------------------------------ */
@@ -392,7 +162,7 @@ static void set_poll(struct proc *p, uv_poll_t *h, bool *has, int *cur, int fd, 
         uv_poll_stop(h);
 }
 
-static void update_polls(struct proc *p)
+void proc_update_polls(struct proc *p)
 {
     if (p->released) return;
     int rd = p->paused || p->pty_hup ? 0 : UV_READABLE;
@@ -408,11 +178,11 @@ static void on_out_event(uv_poll_t *h, int status, int events)
 {
     struct proc *p = h->data;
     if (status < 0) {
-        close_output(p, PROC_STDOUT);
-        maybe_finish(p);
+        proc_close_output(p, PROC_STDOUT);
+        proc_maybe_finish(p);
         return;
     }
-    if (events & UV_WRITABLE) flush_stdin(p);
+    if (events & UV_WRITABLE) proc_flush_stdin(p);
     if ((events & UV_READABLE) && p->fd_out >= 0) read_output(p, PROC_STDOUT);
 }
 
@@ -421,8 +191,8 @@ static void on_err_event(uv_poll_t *h, int status, int events)
     struct proc *p = h->data;
     (void)events;
     if (status < 0) {
-        close_output(p, PROC_STDERR);
-        maybe_finish(p);
+        proc_close_output(p, PROC_STDERR);
+        proc_maybe_finish(p);
         return;
     }
     read_output(p, PROC_STDERR);
@@ -434,11 +204,11 @@ static void on_in_event(uv_poll_t *h, int status, int events)
     (void)events;
     if (status < 0) {
         p->stdin_closed = true;
-        close_stdin_fd(p);
-        fail_stdin_queue(p, EPIPE);
+        proc_close_stdin_fd(p);
+        proc_fail_stdin_queue(p, EPIPE);
         return;
     }
-    flush_stdin(p);
+    proc_flush_stdin(p);
 }
 
 /* ---- exit, drain, finish ------------------------------------------------ */
@@ -448,18 +218,18 @@ static void finish(struct proc *p)
     if (p->finished) return;
     p->finished = true;
     uv_timer_stop(&p->drain_timer);
-    close_output(p, PROC_STDOUT);
-    close_output(p, PROC_STDERR);
+    proc_close_output(p, PROC_STDOUT);
+    proc_close_output(p, PROC_STDERR);
     p->stdin_closed = true;
-    close_stdin_fd(p);
-    fail_stdin_queue(p, EPIPE);
+    proc_close_stdin_fd(p);
+    proc_fail_stdin_queue(p, EPIPE);
     if (!p->detached && p->cb->finished)
         p->cb->finished(p, p->exit_code, p->user);
     else
         maybe_release(p);
 }
 
-static void maybe_finish(struct proc *p)
+void proc_maybe_finish(struct proc *p)
 {
     if (p->exited && p->fd_out < 0 && p->fd_err < 0) finish(p);
 }
@@ -473,9 +243,9 @@ static void on_drain_timeout(uv_timer_t *t)
         uv_timer_start(&p->drain_timer, on_drain_timeout, p->m->drain_ms, 0);
         return;
     }
-    close_output(p, PROC_STDOUT);
-    close_output(p, PROC_STDERR);
-    maybe_finish(p);
+    proc_close_output(p, PROC_STDOUT);
+    proc_close_output(p, PROC_STDERR);
+    proc_maybe_finish(p);
 }
 
 static void on_pidfd(uv_poll_t *h, int status, int events)
@@ -490,13 +260,11 @@ static void on_pidfd(uv_poll_t *h, int status, int events)
     p->exited = true;
     if (rc == 0 && si.si_pid != 0 && si.si_code == CLD_EXITED)
         p->exit_code = si.si_status & 0xff;
-    else if (rc == 0 && si.si_pid != 0 && p->m->signal_exit == SIGNAL_EXIT_128_PLUS)
-        p->exit_code = 128 + si.si_status;
-    else if (rc == 0 && si.si_pid != 0 && p->m->signal_exit == SIGNAL_EXIT_NEGATIVE)
-        p->exit_code = -si.si_status;
+    else if (rc == 0 && si.si_pid != 0)
+        p->exit_code = proc_behaviour->signal_exit_code(si.si_status);
     else
         p->exit_code = -1;
-    if (p->pty_hup) close_output(p, PROC_STDOUT);
+    if (p->pty_hup) proc_close_output(p, PROC_STDOUT);
     if (p->fd_out < 0 && p->fd_err < 0)
         finish(p);
     else
@@ -548,75 +316,13 @@ void proc_terminate(struct proc *p, uint64_t grace_ms)
     }
 }
 
-/* ---- registry ----------------------------------------------------------- */
-
-int32_t proc_register(struct proc *p)
-{
-    struct proc_manager *m = p->m;
-    if (p->id) return p->id;
-    int32_t id = 1;
-    if (!m->single_id) {
-        /* Next free positive id; wraps and skips ids still in use. */
-        if (m->lowest_free_id) m->next_id = 1;
-        for (;;) {
-            id = m->next_id;
-            if (m->id_step > 0)
-                m->next_id = m->next_id > INT32_MAX - m->id_step ? 1 : m->next_id + m->id_step;
-            else
-                m->next_id =
-                    m->next_id < INT32_MIN - m->id_step ? -1000000 : m->next_id + m->id_step;
-            if (!intmap_get(&m->by_id, id)) break;
-        }
-    }
-    if (intmap_put(&m->by_id, id, p) < 0) return -1;
-    p->id = id;
-    return id;
-}
-
-int proc_register_as(struct proc *p, int32_t id)
-{
-    if (id <= 0 || intmap_put(&p->m->by_id, id, p) < 0) return -1;
-    p->id = id;
-    return 0;
-}
-
-void proc_unregister(struct proc *p)
-{
-    if (!p->id) return;
-    if (intmap_get(&p->m->by_id, p->id) == p) intmap_del(&p->m->by_id, p->id);
-    p->id = 0;
-}
-
-struct proc *proc_lookup(struct proc_manager *m, int32_t id)
-{
-    if (id == 0 || id == INT32_MIN) return NULL; /* not keys of the map */
-    return intmap_get(&m->by_id, id);
-}
-
-int32_t proc_id(const struct proc *p)
-{
-    return p->id;
-}
-pid_t proc_pid(const struct proc *p)
-{
-    return p->pid;
-}
-bool proc_has_pty(const struct proc *p)
-{
-    return p->pty;
-}
-bool proc_has_exited(const struct proc *p)
-{
-    return p->exited;
-}
-
 /* ---- ownership ------------------------------------------------------------ */
 
 void proc_pause_output(struct proc *p, bool paused)
 {
     if (p->paused == paused) return;
     p->paused = paused;
-    update_polls(p);
+    proc_update_polls(p);
 }
 
 int proc_resize(struct proc *p, uint16_t cols, uint16_t rows)
@@ -663,25 +369,23 @@ static void release_now(struct proc *p)
             si.si_pid == 0) {
             /* Still running (manager close): end it, then wait. */
             proc_signal_group(p, SIGKILL);
-            pidfd_wait(p->pidfd, &si, WEXITED);
+            proc_pidfd_wait(p->pidfd, &si, WEXITED);
         }
         close(p->pidfd);
         p->pidfd = -1;
     }
     p->released = true;
-    close_output(p, PROC_STDOUT);
-    close_output(p, PROC_STDERR);
-    close_stdin_fd(p);
+    proc_close_output(p, PROC_STDOUT);
+    proc_close_output(p, PROC_STDERR);
+    proc_close_stdin_fd(p);
     uv_poll_stop(&p->poll_pid);
-    close_handle(p, (uv_handle_t *)&p->poll_pid);
+    proc_close_handle(p, (uv_handle_t *)&p->poll_pid);
     uv_timer_stop(&p->drain_timer);
     uv_timer_stop(&p->kill_timer);
-    close_handle(p, (uv_handle_t *)&p->drain_timer);
-    close_handle(p, (uv_handle_t *)&p->kill_timer);
+    proc_close_handle(p, (uv_handle_t *)&p->drain_timer);
+    proc_close_handle(p, (uv_handle_t *)&p->kill_timer);
     unlink_live(p);
 }
-
-static bool group_has_survivors(struct proc *p);
 
 static void maybe_release(struct proc *p)
 {
@@ -690,7 +394,7 @@ static void maybe_release(struct proc *p)
         p->group_ended = true;
         /* The zombie leader is kept through the grace, so the SIGKILL
          * cannot reach a recycled process group. */
-        if (p->m->end_group_grace_ms && group_has_survivors(p)) {
+        if (p->m->end_group_grace_ms && proc_group_has_survivors(p)) {
             proc_terminate(p, p->m->end_group_grace_ms);
             if (p->kill_pending) return;
         }
@@ -746,7 +450,7 @@ int proc_spawn(struct proc_manager *m, const struct spawn_opts *opts,
         /* Without the PID index the orphan reaper could steal the child. */
         pidfd_send_signal(r.pidfd, SIGKILL, NULL, 0);
         siginfo_t si;
-        pidfd_wait(r.pidfd, &si, WEXITED);
+        proc_pidfd_wait(r.pidfd, &si, WEXITED);
         spawn_result_close(&r);
         free(p);
         return ENOMEM;
@@ -761,7 +465,7 @@ int proc_spawn(struct proc_manager *m, const struct spawn_opts *opts,
     if (m->live) m->live->prev = p;
     m->live = p;
     m->nlive++;
-    update_polls(p);
+    proc_update_polls(p);
     *out = p;
     return 0;
 }
@@ -772,21 +476,14 @@ struct proc_manager *proc_manager_new(uv_loop_t *loop, const struct proc_manager
 {
     struct proc_manager *m = calloc(1, sizeof(*m));
     if (!m) return NULL;
+    struct proc_manager_opts o = opts ? *opts : (struct proc_manager_opts){0};
+    proc_behaviour->manager_options(&o);
     m->loop = loop;
-    m->read_size = opts && opts->read_size ? opts->read_size : 64 * 1024;
-    m->drain_ms = opts && opts->drain_ms ? opts->drain_ms : 5000;
-    m->stdin_limit = opts && opts->stdin_limit ? opts->stdin_limit : 8u << 20;
-    m->single_id = opts && opts->single_id;
-    m->drop_unwritten_stdin = opts && opts->drop_unwritten_stdin;
-    m->next_id = opts && opts->large_ids ? 1000000 : 1;
-    m->id_step = opts && opts->large_ids ? 7 : 1;
-    if (opts && opts->negative_ids) {
-        m->next_id = -1000000;
-        m->id_step = -7;
-    }
-    m->lowest_free_id = opts && opts->lowest_free_id;
-    m->signal_exit = opts ? (int)opts->signal_exit : SIGNAL_EXIT_MINUS_ONE;
-    m->end_group_grace_ms = opts ? opts->end_group_grace_ms : 0;
+    m->read_size = o.read_size ? o.read_size : 64 * 1024;
+    m->drain_ms = o.drain_ms ? o.drain_ms : 5000;
+    m->stdin_limit = o.stdin_limit ? o.stdin_limit : 8u << 20;
+    m->next_id = 1;
+    m->end_group_grace_ms = o.end_group_grace_ms;
     intmap_init(&m->by_id);
     intmap_init(&m->by_pid);
     m->readbuf = malloc(m->read_size);
@@ -795,112 +492,6 @@ struct proc_manager *proc_manager_new(uv_loop_t *loop, const struct proc_manager
         return NULL;
     }
     return m;
-}
-
-/* Calls fn for every child of the daemon's main thread (orphans are
- * re-parented to the thread that spawned their ancestor, which is the
- * loop's thread), however many there are: the whole list is read first
- * (reaping while reading would shift the kernel's list under the reader
- * and skip entries), into an array that grows with it up to pid_max's
- * ceiling. Returns the count, or -1 when /proc cannot tell. */
-#define CHILDREN_MAX (1 << 22) /* PID_MAX_LIMIT */
-static int for_each_child(void (*fn)(struct proc_manager *m, pid_t pid, void *arg),
-                          struct proc_manager *m, void *arg)
-{
-    char path[64];
-    snprintf(path, sizeof(path), "/proc/self/task/%ld/children", (long)gettid());
-    FILE *f = fopen(path, "re");
-    if (!f) return -1;
-    pid_t *pids = NULL;
-    int n = 0, cap = 0;
-    char word[24];
-    /* Only positive ids: waitpid(0 or -1) would reap any child, the
-     * manager's own included. */
-    while (n < CHILDREN_MAX && fscanf(f, "%23s", word) == 1) {
-        char *end;
-        errno = 0;
-        long v = strtol(word, &end, 10);
-        if (end == word || *end || errno == ERANGE || v <= 0 || v > INT_MAX) break;
-        if (n == cap) {
-            int ncap = cap ? cap * 2 : 256;
-            pid_t *np = realloc(pids, (size_t)ncap * sizeof(*np));
-            if (!np) break;
-            pids = np;
-            cap = ncap;
-        }
-        pids[n++] = (pid_t)v;
-    }
-    fclose(f);
-    for (int i = 0; i < n; i++)
-        fn(m, pids[i], arg);
-    free(pids);
-    return n;
-}
-
-/* A child that is no record of ours and still runs in the group p led. */
-struct survivor_scan {
-    struct proc *p;
-    bool found;
-};
-
-static void note_survivor(struct proc_manager *m, pid_t pid, void *arg)
-{
-    struct survivor_scan *sc = arg;
-    if (sc->found || intmap_get(&m->by_pid, pid)) return;
-    if (getpgid(pid) == sc->p->pid) sc->found = true;
-}
-
-/* Whether descendants of p's leader remain in its process group. Those that
- * outlived the leader were re-parented to the daemon (its subreaper), so
- * its own children tell; without the subreaper role nobody can tell, and
- * the group is taken to live on. */
-static bool group_has_survivors(struct proc *p)
-{
-    if (!p->own_group && !p->pty) return false; /* the daemon's own group */
-    if (!p->m->adopting) return true;
-    struct survivor_scan sc = {p, false};
-    return for_each_child(note_survivor, p->m, &sc) < 0 || sc.found;
-}
-
-/* A child that is no record of ours: reaped if it is a zombie. */
-static void reap_if_orphan(struct proc_manager *m, pid_t pid, void *arg)
-{
-    (void)arg;
-    if (intmap_get(&m->by_pid, pid)) return;
-    siginfo_t si;
-    waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG);
-}
-
-static void reap_orphans(struct proc_manager *m)
-{
-    if (for_each_child(reap_if_orphan, m, NULL) >= 0) return;
-    /* No /proc: reap whatever zombie is not ours, one at a time. */
-    for (int i = 0; i < 4096; i++) {
-        siginfo_t si;
-        memset(&si, 0, sizeof(si));
-        if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) != 0 || si.si_pid == 0) return;
-        if (intmap_get(&m->by_pid, si.si_pid)) return;
-        waitpid(si.si_pid, NULL, WNOHANG);
-    }
-}
-
-static void on_sigchld(uv_signal_t *h, int sig)
-{
-    (void)sig;
-    reap_orphans(h->data);
-}
-
-int proc_manager_adopt_orphans(struct proc_manager *m)
-{
-    if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) return -errno;
-    int rc = uv_signal_init(m->loop, &m->sigchld);
-    if (rc) return rc;
-    m->sigchld.data = m;
-    m->adopting = true;
-    rc = uv_signal_start(&m->sigchld, on_sigchld, SIGCHLD);
-    if (rc) return rc;
-    reap_orphans(m);
-    return 0;
 }
 
 size_t proc_manager_live(const struct proc_manager *m)
@@ -928,40 +519,6 @@ void proc_manager_signal_all(struct proc_manager *m, int sig)
         proc_signal_group(p, sig);
 }
 
-/* An adopted orphan at the daemon's exit: killed and reaped. */
-static void kill_if_orphan(struct proc_manager *m, pid_t pid, void *arg)
-{
-    if (intmap_get(&m->by_pid, pid)) return;
-    (*(int *)arg)++;
-    kill(pid, SIGKILL);
-    waitpid(pid, NULL, 0);
-}
-
-void proc_manager_kill_all(struct proc_manager *m)
-{
-    m->shutting_down = true;
-    for (struct proc *p = m->live; p; p = p->next)
-        proc_signal_group(p, SIGKILL);
-    /* Once a leader has died its other descendants are re-parented to the
-     * daemon (the subreaper); wait for that, keeping the zombies. */
-    for (struct proc *p = m->live; p; p = p->next) {
-        siginfo_t si;
-        if (p->pidfd >= 0) pidfd_wait(p->pidfd, &si, WEXITED | WNOWAIT);
-    }
-    proc_behaviour->kill_orphans(m);
-}
-
-void proc_kill_orphans_real(struct proc_manager *m)
-{
-    /* Orphans the daemon adopted, in whatever group they made for
-     * themselves. A bounded number of rounds: a child may fork meanwhile. */
-    for (int round = 0; round < 16; round++) {
-        int others = 0;
-        int n = for_each_child(kill_if_orphan, m, &others);
-        if (n <= 0 || others == 0) break;
-    }
-}
-
 static void free_manager(uv_handle_t *h)
 {
     free(h->data);
@@ -985,7 +542,7 @@ void proc_manager_close(struct proc_manager *m)
         struct proc *p = m->live;
         p->finished = true;
         p->kill_pending = false;
-        fail_stdin_queue(p, EPIPE);
+        proc_fail_stdin_queue(p, EPIPE);
         release_now(p);
     }
     intmap_free(&m->by_id);

@@ -28,7 +28,7 @@ struct proc_callbacks {
      * call). May call any proc_* function, including proc_pause_output. */
     void (*output)(struct proc *p, enum proc_stream s, const uint8_t *data, size_t len, void *user);
     /* Exactly once: the process exited and its output is drained. exit_code
-     * is 0..255, or -1 for a death by signal (see signal_exit). The owner then calls
+     * is 0..255, or -1 for a death by signal. The owner then calls
      * proc_release (from here or later). */
     void (*finished)(struct proc *p, int exit_code, void *user);
     /* Optional, for an owner that keeps output in its own buffers (no copy
@@ -45,18 +45,6 @@ struct proc_manager_opts {
     size_t read_size;   /* bytes per read(2) of an output pipe; 0 = 64 KiB */
     uint64_t drain_ms;  /* wait for output after exit; 0 = 5000 */
     size_t stdin_limit; /* bytes queued for one process's stdin; 0 = 8 MiB */
-    bool single_id;     /* fault injection: every process gets id 1 */
-    /* Fault injection: what a full pipe does not take at once is dropped
-     * and the write reported complete. */
-    bool drop_unwritten_stdin;
-    /* Legal variants (tests that the suite accepts them): ids from 1000000
-     * in steps of 7, or from -1000000 in steps of -7; the lowest free id
-     * (reused as soon as a stream ended); a death by signal reported as
-     * 128+signo or -signo. */
-    bool large_ids;
-    bool negative_ids;
-    bool lowest_free_id;
-    enum { SIGNAL_EXIT_MINUS_ONE = 0, SIGNAL_EXIT_128_PLUS, SIGNAL_EXIT_NEGATIVE } signal_exit;
     /* The group outlives its leader: once a finished record is released,
      * descendants still in the leader's process group get SIGTERM, and
      * SIGKILL this long after (as a terminal hang-up ends a session).
@@ -75,12 +63,11 @@ int proc_manager_adopt_orphans(struct proc_manager *m);
 int proc_spawn(struct proc_manager *m, const struct spawn_opts *opts,
                const struct proc_callbacks *cb, void *user, struct proc **out);
 
-/* Registers p under a fresh process id (> 0; negative with negative_ids,
- * never -1) and returns it, or -1 when out of memory. proc_lookup finds it
- * until proc_unregister or release. */
+/* Registers p under a fresh process id (never 0 or -1; positive in the
+ * real daemon) and returns it, or -1 when out of memory. proc_lookup finds
+ * it until proc_unregister or release. */
 int32_t proc_register(struct proc *p);
-/* Registers p under a given id (fault injection: register-late re-inserts
- * the id it announced earlier). Returns 0 or -1. */
+/* Registers p under a given id (> 0). Returns 0 or -1. */
 int proc_register_as(struct proc *p, int32_t id);
 void proc_unregister(struct proc *p);
 struct proc *proc_lookup(struct proc_manager *m, int32_t id);
@@ -114,7 +101,7 @@ int proc_write_stdin(struct proc *p, const void *data, size_t len, proc_stdin_cb
 /* End of input after the queued bytes: closes the pipe, or on a PTY sends
  * the terminal's EOF character (twice when the line is not empty, so the
  * reader sees end-of-file); with hang_up the PTY master is closed instead
- * (fault injection). Same results as proc_write_stdin. */
+ * (the terminal hangs up). Same results as proc_write_stdin. */
 int proc_close_stdin(struct proc *p, bool hang_up, proc_stdin_cb cb, void *user);
 
 /* Sets the PTY window size (the foreground group gets SIGWINCH). Returns 0,
@@ -153,8 +140,8 @@ void proc_manager_kill_all(struct proc_manager *m);
  * until it has no more handles. */
 void proc_manager_close(struct proc_manager *m);
 
-/* Fault injection only (shutdown-no-kill, shutdown-no-sigkill): frees the
- * manager leaving its processes running. */
+/* Frees the manager leaving its processes running (a daemon that lets
+ * them outlive it). */
 void proc_manager_abandon(struct proc_manager *m);
 
 #endif

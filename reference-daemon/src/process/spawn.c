@@ -9,7 +9,6 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -17,8 +16,9 @@
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <termios.h>
-#include <time.h>
 #include <unistd.h>
+
+#include "proc_behaviour.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/asan_interface.h>
@@ -32,7 +32,8 @@ struct child_ctx {
     const struct spawn_opts *opts;
     int fd_in, fd_out, fd_err; /* the child's ends, moved to 0, 1, 2 */
     int pty_slave;
-    int err; /* set by the child when it fails before or in exec */
+    bool set_group; /* setpgid(0, 0) before exec */
+    int err;        /* set by the child when it fails before or in exec */
 };
 
 /* Moves fd to target (0..2) and makes it survive exec. */
@@ -60,7 +61,7 @@ static int child_main(void *arg)
 
     if (o->pty) {
         if (setsid() < 0 || ioctl(c->pty_slave, TIOCSCTTY, 0) < 0) goto fail;
-    } else if (o->own_group && !o->setpgid_after_exec) {
+    } else if (c->set_group) {
         if (setpgid(0, 0) < 0) goto fail;
     }
     /* If the daemon dies abruptly its children go with it. */
@@ -120,14 +121,14 @@ void spawn_result_close(struct spawn_result *res)
     close_fd(&res->pidfd);
 }
 
-static struct winsize pty_size(const struct spawn_opts *o)
+int spawn_set_pty_size(int master, const struct spawn_opts *o)
 {
     struct winsize ws = {.ws_row = o->pty_rows, .ws_col = o->pty_cols};
     if (ws.ws_row == 0 || ws.ws_col == 0) {
         ws.ws_row = 24;
         ws.ws_col = 80;
     }
-    return ws;
+    return ioctl(master, TIOCSWINSZ, &ws);
 }
 
 static int open_pty(const struct spawn_opts *o, int *master, int *slave)
@@ -140,8 +141,7 @@ static int open_pty(const struct spawn_opts *o, int *master, int *slave)
         goto fail;
     *slave = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC);
     if (*slave < 0) goto fail;
-    struct winsize ws = pty_size(o);
-    if ((!o->pty_size_after_exec && ioctl(*master, TIOCSWINSZ, &ws) < 0) ||
+    if ((proc_behaviour->pty_sized_at_open() && spawn_set_pty_size(*master, o) < 0) ||
         set_nonblock(*master) < 0)
         goto fail;
     return 0;
@@ -150,33 +150,6 @@ fail:;
     close_fd(master);
     close_fd(slave);
     return e;
-}
-
-/* The vfork parent wakes when the child's exec replaces its memory, a few
- * instructions before the kernel clears PF_FORKNOEXEC (0x40, field 9 of
- * /proc/PID/stat); until then setpgid from the parent still succeeds. The
- * after-exec fault waits for the flag so that it always loses the race, as
- * a runtime that sets the group later than this does. Bounded at 100 ms. */
-static void wait_exec_flag_cleared(pid_t pid)
-{
-    char path[32], buf[512];
-    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-    for (int i = 0; i < 1000; i++) {
-        int fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0) return;
-        ssize_t n = read(fd, buf, sizeof(buf) - 1);
-        close(fd);
-        if (n <= 0) return;
-        buf[n] = '\0';
-        const char *f = strrchr(buf, ')');
-        for (int field = 2; f && field < 9; field++) {
-            f = strchr(f + 1, ' ');
-        }
-        if (!f) return;
-        if (!(strtoul(f + 1, NULL, 10) & 0x40u)) return;
-        struct timespec ts = {0, 100 * 1000};
-        nanosleep(&ts, NULL);
-    }
 }
 
 static pid_t clone_child(struct child_ctx *ctx, int *pidfd)
@@ -206,6 +179,7 @@ int spawn_process(const struct spawn_opts *o, struct spawn_result *res)
     if (!o->argv || !o->argv[0]) return EINVAL;
 
     struct child_ctx ctx = {.opts = o, .fd_in = -1, .fd_out = -1, .fd_err = -1, .pty_slave = -1};
+    ctx.set_group = !o->pty && o->own_group && proc_behaviour->group_set_by_child();
     int in[2] = {-1, -1}, out[2] = {-1, -1}, err[2] = {-1, -1};
     int e = 0;
 
@@ -243,16 +217,8 @@ int spawn_process(const struct spawn_opts *o, struct spawn_result *res)
         if (pidfd >= 0) close(pidfd);
         goto fail;
     }
-    /* The vfork parent runs again once the child has exec'd: from here on a
-     * setting races the program's first instructions (fault injection). */
-    if (o->pty && o->pty_size_after_exec) {
-        struct winsize ws = pty_size(o);
-        (void)ioctl(res->pty_master, TIOCSWINSZ, &ws);
-    }
-    if (!o->pty && o->own_group && o->setpgid_after_exec) {
-        wait_exec_flag_cleared(pid);
-        (void)setpgid(pid, pid);
-    }
+    /* The vfork parent runs again once the child has exec'd. */
+    proc_behaviour->child_execed(o, pid, res->pty_master);
     if (pidfd < 0) {
         pidfd = pidfd_open(pid, 0);
         if (pidfd < 0) {
@@ -288,7 +254,7 @@ fail:
     close_fd(&out[1]);
     close_fd(&err[0]);
     close_fd(&err[1]);
-    if (o->pty && o->leak_failed_pty) res->pty_master = res->stdin_fd = res->stdout_fd = -1;
+    proc_behaviour->spawn_failed(o, res);
     spawn_result_close(res);
     return e;
 }

@@ -22,16 +22,9 @@ struct spawn_opts {
     bool pty;          /* run on a new pseudo-terminal as controlling tty */
     uint16_t pty_cols; /* initial window size when pty (0 -> 80x24) */
     uint16_t pty_rows;
-    bool own_group;      /* setpgid(0,0); false only for fault injection */
-    bool merge_stderr;   /* stderr joins the stdout pipe (fault injection) */
-    bool outlive_daemon; /* no PR_SET_PDEATHSIG (fault injection: shutdown faults) */
-    /* Fault injection, what check-then-set runtimes do: the PTY starts 0x0
-     * and gets its size once the child has exec'd; the group is asked for
-     * by the parent once the child has exec'd (refused then, so it stays in
-     * the daemon's group). */
-    bool pty_size_after_exec;
-    bool setpgid_after_exec;
-    bool leak_failed_pty; /* fault injection: a failed start keeps the PTY master open */
+    bool own_group;      /* setpgid(0,0); false leaves it in the daemon's group */
+    bool merge_stderr;   /* stderr joins the stdout pipe */
+    bool outlive_daemon; /* no PR_SET_PDEATHSIG: it survives the daemon's death */
 };
 
 struct spawn_result {
@@ -52,5 +45,9 @@ int spawn_process(const struct spawn_opts *opts, struct spawn_result *res);
 /* Closes every descriptor in *res that is still open and marks it -1. Does
  * not touch the child. */
 void spawn_result_close(struct spawn_result *res);
+
+/* Sets the window size of the PTY master to o's (80x24 when unset).
+ * Returns ioctl's result. */
+int spawn_set_pty_size(int master, const struct spawn_opts *o);
 
 #endif

@@ -1,0 +1,109 @@
+/* The Execute faults of the fault build (grpc_service_faults.h). Each acts
+ * while its fault is on and otherwise calls service_real. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fault.h"
+#include "grpc_service_faults.h"
+
+/* serialize-rpcs: one Execute runs at a time; the others wait, in order,
+ * with their requests. The daemon has one service, so one queue. */
+struct queued_execute {
+    struct queued_execute *next;
+    struct exec_call *c;
+    Process__V1__ExecuteRequest *req;
+};
+
+static struct queued_execute *queue_head, **queue_tail = &queue_head;
+static struct exec_call *running;
+static bool starting; /* run_queued is on the stack */
+
+static void run_queued(void)
+{
+    if (starting) return;
+    starting = true;
+    while (!running && queue_head) {
+        struct queued_execute *q = queue_head;
+        queue_head = q->next;
+        if (!queue_head) queue_tail = &queue_head;
+        running = q->c;
+        struct exec_call *c = q->c;
+        Process__V1__ExecuteRequest *req = q->req;
+        free(q);
+        service_real.run_execute(c, req); /* an answered call is over at once */
+    }
+    starting = false;
+}
+
+void fault_run_execute(struct exec_call *c, Process__V1__ExecuteRequest *req)
+{
+    if (!fault_active(FAULT_SERIALIZE_RPCS)) {
+        service_real.run_execute(c, req);
+        return;
+    }
+    struct queued_execute *q = malloc(sizeof(*q));
+    if (!q) {
+        service_real.run_execute(c, req);
+        return;
+    }
+    *q = (struct queued_execute){NULL, c, req};
+    *queue_tail = q;
+    queue_tail = &q->next;
+    run_queued();
+}
+
+void fault_execute_over(struct exec_call *c)
+{
+    service_real.execute_over(c);
+    if (c == running) {
+        running = NULL;
+        run_queued();
+        return;
+    }
+    /* Cancelled while it waited: it never runs. */
+    for (struct queued_execute **pp = &queue_head; *pp; pp = &(*pp)->next) {
+        if ((*pp)->c != c) continue;
+        struct queued_execute *q = *pp;
+        *pp = q->next;
+        if (!*pp) queue_tail = pp;
+        process__v1__execute_request__free_unpacked(q->req, NULL);
+        free(q);
+        return;
+    }
+}
+
+/* notfound-exit-127: a missing command answered as a process that exited
+ * 127. */
+void fault_refuse_execute(struct sbx_grpc_server_call *call, int code, const char *msg)
+{
+    if (code == SBX_GRPC_NOT_FOUND && fault_active(FAULT_NOTFOUND_EXIT_127) &&
+        strncmp(msg, "command not found", 17) == 0) {
+        fault_answer_as_exit(call, SVC_EXECUTE, 127);
+        return;
+    }
+    service_real.refuse_execute(call, code, msg);
+}
+
+/* execute-limit-off: Execute output is unbounded. */
+size_t fault_execute_output_limit(const struct daemon_config *cfg)
+{
+    return fault_active(FAULT_EXECUTE_LIMIT_OFF) ? 0 : service_real.execute_output_limit(cfg);
+}
+
+/* exec-truncate-1m: output beyond 1 MiB silently dropped. */
+size_t fault_execute_keeps(size_t held, size_t len)
+{
+    if (fault_active(FAULT_EXEC_TRUNCATE_1M) && held + len > (1u << 20))
+        return held < (1u << 20) ? (1u << 20) - held : 0;
+    return service_real.execute_keeps(held, len);
+}
+
+/* exec-text-mode: output handled as a C string. */
+size_t fault_execute_answered_len(const uint8_t *data, size_t len)
+{
+    if (fault_active(FAULT_EXEC_TEXT_MODE)) {
+        const uint8_t *nul = len ? memchr(data, 0, len) : NULL;
+        if (nul) return (size_t)(nul - data);
+    }
+    return service_real.execute_answered_len(data, len);
+}

@@ -1,0 +1,217 @@
+/* The ProcessService's faults and variants of sandboxd-ref-faulty that
+ * concern every call and the launch of a process
+ * (grpc_service/service_behaviour.h): wrappers linked instead of
+ * grpc_service/service_behaviour_real.c. Each acts while its fault is on
+ * and otherwise calls service_real. */
+#include "grpc_service_faults.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+
+#include "fault.h"
+#include "process/cwd.h"
+#include "process_faults.h"
+
+/* sweep-start-fail, sweep-execute-fail: a whole capability switched off. */
+static bool answer_first(struct sbx_grpc_server_call *call, enum svc_method method)
+{
+    if (method == SVC_START && fault_active(FAULT_SWEEP_START_FAIL)) {
+        sbx_grpc_server_call_finish(call, SBX_GRPC_INTERNAL, "cannot start processes");
+        return true;
+    }
+    if (method == SVC_EXECUTE && fault_active(FAULT_SWEEP_EXECUTE_FAIL)) {
+        sbx_grpc_server_call_finish(call, SBX_GRPC_UNIMPLEMENTED,
+                                    "Execute switched off (fault sweep-execute-fail)");
+        return true;
+    }
+    return service_real.answer_first(call, method);
+}
+
+/* unknown-field-reject. */
+static int check_request(const ProtobufCMessage *req, enum svc_method method, char *msg,
+                         size_t msglen)
+{
+    if (fault_active(FAULT_UNKNOWN_FIELD_REJECT) && request_unknown_fields(req)) {
+        snprintf(msg, msglen, "unknown fields in request");
+        return SBX_GRPC_INVALID_ARGUMENT;
+    }
+    return service_real.check_request(req, method, msg, msglen);
+}
+
+/* bad-message-close: the stream is reset instead of answered. */
+static void reject_undecodable(struct sbx_grpc_server_call *call, const char *what)
+{
+    if (fault_active(FAULT_BAD_MESSAGE_CLOSE)) {
+        sbx_grpc_server_call_release(call);
+        return;
+    }
+    service_real.reject_undecodable(call, what);
+}
+
+/* shutdown-accepts-new. */
+static bool refuses_during_shutdown(void)
+{
+    return !fault_active(FAULT_SHUTDOWN_ACCEPTS_NEW) && service_real.refuses_during_shutdown();
+}
+
+void fault_answer_as_exit(struct sbx_grpc_server_call *call, enum svc_method method,
+                          int32_t exit_code)
+{
+    if (method == SVC_EXECUTE) {
+        Process__V1__ExecuteResponse r = PROCESS__V1__EXECUTE_RESPONSE__INIT;
+        r.exit_code = exit_code;
+        svc_send(call, &r.base);
+        sbx_grpc_server_call_finish(call, SBX_GRPC_OK, NULL);
+        return;
+    }
+    svc_send_init_real(call, 0);
+    svc_finish_start_real(call, exit_code);
+}
+
+/* empty-command-ok, missing-config-ok (Execute only): answered as a
+ * process that exited 127. */
+static bool answer_config(struct sbx_grpc_server_call *call,
+                          const Process__V1__ProcessConfig *config, enum svc_method method)
+{
+    bool as_exit = config ? config->n_command == 0 && fault_active(FAULT_EMPTY_COMMAND_OK)
+                          : method == SVC_EXECUTE && fault_active(FAULT_MISSING_CONFIG_OK);
+    if (!as_exit) return service_real.answer_config(call, config, method);
+    fault_answer_as_exit(call, method, 127);
+    return true;
+}
+
+static int open_host_dir(const char *path)
+{
+    int fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    return fd >= 0 ? fd : -1;
+}
+
+/* start-cwd-unconfined: Start joins cwd to the root's path as a string,
+ * unconfined; start-cwd-ignore: Start runs in the root. Execute stays
+ * confined. (cwd-default-daemon and the other cwd faults are the process
+ * manager's: process_cwd.c.) */
+static int open_cwd(const struct process_service *svc, const char *cwd, enum svc_method method)
+{
+    char host[8192];
+    if (method == SVC_START && fault_active(FAULT_START_CWD_UNCONFINED) &&
+        snprintf(host, sizeof(host), "%s/%s", svc->root_abs, cwd ? cwd : "") < (int)sizeof(host))
+        return open_host_dir(host);
+    if (method == SVC_START && fault_active(FAULT_START_CWD_IGNORE))
+        return service_real.open_cwd(svc, "", method);
+    return service_real.open_cwd(svc, cwd, method);
+}
+
+/* cwd-missing-internal; variant-cwd-notdir-invalid: the code for a cwd
+ * that is not a directory is not fixed. */
+static int cwd_error(int fs_error, const char *cwd, char *msg, size_t msglen)
+{
+    int code = service_real.cwd_error(fs_error, cwd, msg, msglen);
+    if (code == SBX_GRPC_NOT_FOUND && fault_active(FAULT_CWD_MISSING_INTERNAL))
+        code = SBX_GRPC_INTERNAL;
+    if (code == SBX_GRPC_FAILED_PRECONDITION && fault_active(FAULT_VARIANT_CWD_NOTDIR_INVALID))
+        code = SBX_GRPC_INVALID_ARGUMENT;
+    return code;
+}
+
+/* env-replace, env-no-override. */
+static enum env_merge env_merge(void)
+{
+    if (fault_active(FAULT_ENV_REPLACE)) return ENV_MERGE_REPLACE;
+    if (fault_active(FAULT_ENV_NO_OVERRIDE)) return ENV_MERGE_DAEMON_WINS;
+    return service_real.env_merge();
+}
+
+/* no-pty, no-setpgid, shutdown-no-kill, shutdown-no-sigkill,
+ * pty-size-ignored; exec-stdin-inherit, exec-merge-stderr (Execute).
+ * (pty-size-after-exec, setpgid-after-exec and pty-fail-leak-master are
+ * the process manager's: process_faults.c.) */
+static void spawn_options(struct spawn_opts *o, enum svc_method method)
+{
+    service_real.spawn_options(o, method);
+    if (fault_active(FAULT_NO_PTY)) o->pty = false;
+    if (fault_active(FAULT_NO_SETPGID)) o->own_group = false;
+    if (fault_active(FAULT_SHUTDOWN_NO_KILL) || fault_active(FAULT_SHUTDOWN_NO_SIGKILL))
+        o->outlive_daemon = true;
+    if (fault_active(FAULT_PTY_SIZE_IGNORED)) {
+        o->pty_cols = 80;
+        o->pty_rows = 24;
+    }
+    if (method == SVC_EXECUTE && fault_active(FAULT_EXEC_STDIN_INHERIT))
+        o->stdin_mode = SPAWN_STDIN_PIPE;
+    if (method == SVC_EXECUTE && fault_active(FAULT_EXEC_MERGE_STDERR)) o->merge_stderr = true;
+}
+
+/* proc-handle-leak; shutdown-execute-leader-only: the shutdown kills the
+ * Execute's direct child and spares its group (process_faults.c). */
+static void launched(struct proc *p, enum svc_method method)
+{
+    service_real.launched(p, method);
+    if (fault_active(FAULT_PROC_HANDLE_LEAK)) fault_keep_record();
+    if (method == SVC_EXECUTE && fault_active(FAULT_SHUTDOWN_EXECUTE_LEADER_ONLY))
+        fault_spare_group(p);
+}
+
+/* noexec-internal. */
+static int exec_error(int err, const char *command, char *msg, size_t msglen)
+{
+    int code = service_real.exec_error(err, command, msg, msglen);
+    if (code == SBX_GRPC_PERMISSION_DENIED && fault_active(FAULT_NOEXEC_INTERNAL))
+        code = SBX_GRPC_INTERNAL;
+    return code;
+}
+
+/* signal-exit-zero, exit-code-mask. */
+static int32_t wire_exit_code(int exit_code)
+{
+    if (exit_code < 0 && fault_active(FAULT_SIGNAL_EXIT_ZERO)) return 0;
+    if (fault_active(FAULT_EXIT_CODE_MASK)) return exit_code & 0x7f;
+    return service_real.wire_exit_code(exit_code);
+}
+
+/* cancel-no-kill, ignore-deadline. */
+static bool cancel_terminates(enum sbx_grpc_cancel_reason reason)
+{
+    if (fault_active(FAULT_CANCEL_NO_KILL)) return false;
+    if (reason == SBX_GRPC_CANCEL_DEADLINE && fault_active(FAULT_IGNORE_DEADLINE)) return false;
+    return service_real.cancel_terminates(reason);
+}
+
+static const struct service_behaviour service_faulty = {
+    .answer_first = answer_first,
+    .check_request = check_request,
+    .reject_undecodable = reject_undecodable,
+    .answer_unknown_id = fault_answer_unknown_id,
+    .refuses_during_shutdown = refuses_during_shutdown,
+    .answer_config = answer_config,
+    .open_cwd = open_cwd,
+    .cwd_error = cwd_error,
+    .env_merge = env_merge,
+    .spawn_options = spawn_options,
+    .launched = launched,
+    .exec_error = exec_error,
+    .wire_exit_code = wire_exit_code,
+    .cancel_terminates = cancel_terminates,
+    .refuse_start = fault_refuse_start,
+    .register_start = fault_register_start,
+    .send_init = fault_send_init,
+    .announce_start = fault_announce_start,
+    .start_output = fault_start_output,
+    .start_reads_in_place = fault_start_reads_in_place,
+    .start_exited = fault_start_exited,
+    .finish_start = fault_finish_start,
+    .start_freed = fault_start_freed,
+    .run_execute = fault_run_execute,
+    .execute_over = fault_execute_over,
+    .refuse_execute = fault_refuse_execute,
+    .execute_output_limit = fault_execute_output_limit,
+    .execute_keeps = fault_execute_keeps,
+    .execute_answered_len = fault_execute_answered_len,
+    .write_stdin = fault_write_stdin,
+    .answer_stdin = fault_answer_stdin,
+    .signal_number = fault_signal_number,
+    .send_signal = fault_send_signal,
+    .answer_no_pty = fault_answer_no_pty,
+    .resize = fault_resize,
+};
+
+const struct service_behaviour *const service_behaviour = &service_faulty;

@@ -1,0 +1,167 @@
+#ifndef SBX_GRPC_SERVICE_BEHAVIOUR_H
+#define SBX_GRPC_SERVICE_BEHAVIOUR_H
+/* The decisions of the ProcessService that another build of the daemon may
+ * wrap; the call handlers call through service_behaviour, service_real
+ * holds the daemon's own. Chosen at link time like fs_behaviour
+ * (fs/fs_behaviour.h): the real daemon links
+ * grpc_service/service_behaviour_real.c, sandboxd-ref-faulty its wrappers
+ * from reference-daemon/faults/. Constant while the daemon runs; called on
+ * the loop's thread only. */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "daemon_config.h"
+#include "grpc_service/service_internal.h"
+#include "process.pb-c.h"
+#include "process/env.h"
+#include "process/proc.h"
+#include "sbx_grpc_server.h"
+
+struct start_call;
+
+struct service_behaviour {
+    /* Any call. */
+    /* Before a Start or Execute request is read: true when the call was
+     * answered instead. */
+    bool (*answer_first)(struct sbx_grpc_server_call *call, enum svc_method method);
+    /* A decoded request of method: OK, or the gRPC code (and msg) it is
+     * refused with. */
+    int (*check_request)(const ProtobufCMessage *req, enum svc_method method, char *msg,
+                         size_t msglen);
+    /* Answers a request that did not decode (G3). */
+    void (*reject_undecodable)(struct sbx_grpc_server_call *call, const char *what);
+    /* Answers a WriteStdin, SendSignal or ResizeTTY for an id no process
+     * has (P12). */
+    void (*answer_unknown_id)(struct sbx_grpc_server_call *call, int32_t id,
+                              enum svc_method method);
+    /* Whether new Starts and Executes are refused once the shutdown began
+     * (L4). */
+    bool (*refuses_during_shutdown)(void);
+
+    /* Launches (process_service.c). */
+    /* Before a launch's config is checked (launch_spec_init): true when
+     * the call was answered instead. */
+    bool (*answer_config)(struct sbx_grpc_server_call *call,
+                          const Process__V1__ProcessConfig *config, enum svc_method method);
+    /* Opens the working directory cwd (NULL or "" for the root) of a
+     * launch: an O_PATH descriptor or an fs_resolve_error. */
+    int (*open_cwd)(const struct process_service *svc, const char *cwd, enum svc_method method);
+    /* The gRPC code (and msg) of a working directory that could not be
+     * opened (cwd_error_status). */
+    int (*cwd_error)(int fs_error, const char *cwd, char *msg, size_t msglen);
+    /* How the request's environment joins the daemon's. */
+    enum env_merge (*env_merge)(void);
+    /* Completes the options of a process about to be spawned for method. */
+    void (*spawn_options)(struct spawn_opts *o, enum svc_method method);
+    /* A process was started for method. */
+    void (*launched)(struct proc *p, enum svc_method method);
+    /* The gRPC code (and msg) of a failed exec (exec_errno_status). */
+    int (*exec_error)(int err, const char *command, char *msg, size_t msglen);
+    /* The exit code sent on the wire for a process's exit_code (proc.h). */
+    int32_t (*wire_exit_code)(int exit_code);
+    /* Whether a call that was cancelled, for reason, takes its process
+     * group with it (P17, G5). */
+    bool (*cancel_terminates)(enum sbx_grpc_cancel_reason reason);
+
+    /* Start (start_call.c). */
+    /* Ends a Start that could not start (P8: no InitEvent, just the
+     * status). */
+    void (*refuse_start)(struct sbx_grpc_server_call *call, int code, const char *msg);
+    /* Registers a Start's process: the id its InitEvent announces (P9),
+     * -1 when out of memory. */
+    int32_t (*register_start)(struct start_call *c, struct proc *p);
+    /* Sends the InitEvent of id. */
+    void (*send_init)(struct sbx_grpc_server_call *call, int32_t id);
+    /* The Start's process is registered: announces it (start_send_init). */
+    void (*announce_start)(struct start_call *c);
+    /* Output read from the Start's process: sends it (start_send_output). */
+    void (*start_output)(struct start_call *c, struct proc *p, enum proc_stream s,
+                         const uint8_t *data, size_t len);
+    /* Whether a Start that streams much may read its child straight into
+     * the call's queue, in events of the chunk size. */
+    bool (*start_reads_in_place)(void);
+    /* The Start's process finished and its output drained: before the
+     * ExitEvent. */
+    void (*start_exited)(struct start_call *c);
+    /* Ends a Start whose process exited with exit_code (as on the wire):
+     * the ExitEvent, then the status (P7, P11). */
+    void (*finish_start)(struct sbx_grpc_server_call *call, int32_t exit_code);
+    /* The Start's record is about to be freed (its extension released). */
+    void (*start_freed)(struct start_call *c);
+
+    /* Execute (execute_call.c). */
+    /* Runs an accepted Execute (execute_run). */
+    void (*run_execute)(struct exec_call *c, Process__V1__ExecuteRequest *req);
+    /* The Execute is over (answered or cancelled), before its record is
+     * freed. */
+    void (*execute_over)(struct exec_call *c);
+    /* Ends an Execute that could not start with its status. */
+    void (*refuse_execute)(struct sbx_grpc_server_call *call, int code, const char *msg);
+    /* The per-stream bound on Execute output (0 = none). */
+    size_t (*execute_output_limit)(const struct daemon_config *cfg);
+    /* Of len more bytes of a stream that holds held, how many are kept. */
+    size_t (*execute_keeps)(size_t held, size_t len);
+    /* Of an Execute stream's len bytes, how many are answered. */
+    size_t (*execute_answered_len)(const uint8_t *data, size_t len);
+
+    /* WriteStdin, SendSignal, ResizeTTY (control_calls.c). */
+    /* Does what a WriteStdin asks of p: 1 when done at once (the call is
+     * then answered empty), 0 when the call is answered elsewhere (by done
+     * once the bytes are written, or already), or -errno. */
+    int (*write_stdin)(struct proc *p, const Process__V1__WriteStdinRequest *req,
+                       struct sbx_grpc_server_call *call, proc_stdin_cb done);
+    /* Answers a WriteStdin whose bytes were written (err 0) or not
+     * (errno). */
+    void (*answer_stdin)(struct sbx_grpc_server_call *call, int err);
+    /* Maps a wire signal to a signal number: OK, or INVALID_ARGUMENT
+     * (signal_from_wire). */
+    int (*signal_number)(int wire, int *signo);
+    /* Delivers a SendSignal's signal to p: 0 or -errno. */
+    int (*send_signal)(struct proc *p, int signo);
+    /* Answers a ResizeTTY for a process without a terminal. */
+    void (*answer_no_pty)(struct sbx_grpc_server_call *call);
+    /* Resizes p's terminal: 0 or -errno (proc_resize). */
+    int (*resize)(struct proc *p, uint16_t cols, uint16_t rows);
+};
+
+/* The daemon's own operations that service_real points to. */
+int svc_open_cwd_real(const struct process_service *svc, const char *cwd, enum svc_method method);
+void svc_reject_undecodable_real(struct sbx_grpc_server_call *call, const char *what);
+void svc_not_found_real(struct sbx_grpc_server_call *call, int32_t id, enum svc_method method);
+int32_t svc_register_start_real(struct start_call *c, struct proc *p);
+void svc_send_init_real(struct sbx_grpc_server_call *call, int32_t id);
+void svc_finish_start_real(struct sbx_grpc_server_call *call, int32_t exit_code);
+/* Finishes call with code and msg. */
+void svc_finish_real(struct sbx_grpc_server_call *call, int code, const char *msg);
+int svc_write_stdin_real(struct proc *p, const Process__V1__WriteStdinRequest *req,
+                         struct sbx_grpc_server_call *call, proc_stdin_cb done);
+void svc_answer_stdin_real(struct sbx_grpc_server_call *call, int err);
+int svc_send_signal_real(struct proc *p, int signo);
+void svc_answer_no_pty_real(struct sbx_grpc_server_call *call);
+
+/* What a Start's behaviour may do with its call (start_call.c). */
+/* Sends len bytes of s as events of at most the chunk size (P10). */
+void start_send_output(struct start_call *c, enum proc_stream s, const uint8_t *data, size_t len);
+/* Sends len bytes of s as one event. */
+void start_send_event(struct start_call *c, enum proc_stream s, const uint8_t *data, size_t len);
+/* Sends the InitEvent, once. */
+void start_send_init(struct start_call *c);
+bool start_init_sent(const struct start_call *c);
+/* Whether the call is still open (not finished, failed or cancelled). */
+bool start_call_open(const struct start_call *c);
+/* The call's process (NULL once released or detached). */
+struct proc *start_call_proc(const struct start_call *c);
+struct process_service *start_call_service(const struct start_call *c);
+/* A pointer owned by the service_behaviour in use, released by its
+ * start_freed. */
+void **start_call_extension(struct start_call *c);
+
+/* Runs an accepted Execute: launches its process, or answers the call and
+ * ends it (execute_call.c). Frees req. */
+void execute_run(struct exec_call *c, Process__V1__ExecuteRequest *req);
+
+extern const struct service_behaviour service_real;
+extern const struct service_behaviour *const service_behaviour;
+
+#endif

@@ -1,0 +1,145 @@
+/* service_real: the ProcessService's own decisions (service_behaviour.h). */
+#include "grpc_service/service_behaviour.h"
+
+static bool answer_nothing_first(struct sbx_grpc_server_call *call, enum svc_method method)
+{
+    (void)call;
+    (void)method;
+    return false;
+}
+
+static int accept_request(const ProtobufCMessage *req, enum svc_method method, char *msg,
+                          size_t msglen)
+{
+    /* Unknown fields are skipped, as protobuf readers do. */
+    (void)req;
+    (void)method;
+    (void)msg;
+    (void)msglen;
+    return SBX_GRPC_OK;
+}
+
+static bool refuse_during_shutdown(void)
+{
+    return true;
+}
+
+static bool check_config_only(struct sbx_grpc_server_call *call,
+                              const Process__V1__ProcessConfig *config, enum svc_method method)
+{
+    /* launch_spec_init answers every config it refuses (P5). */
+    (void)call;
+    (void)config;
+    (void)method;
+    return false;
+}
+
+static enum env_merge request_wins(void)
+{
+    return ENV_MERGE_REQUEST_WINS;
+}
+
+static void spawn_as_asked(struct spawn_opts *o, enum svc_method method)
+{
+    (void)o;
+    (void)method;
+}
+
+static void nothing_launched(struct proc *p, enum svc_method method)
+{
+    (void)p;
+    (void)method;
+}
+
+static int32_t exit_code_as_is(int exit_code)
+{
+    return exit_code;
+}
+
+static bool cancel_always_terminates(enum sbx_grpc_cancel_reason reason)
+{
+    (void)reason;
+    return true;
+}
+
+static bool reads_in_place(void)
+{
+    return true;
+}
+
+static void start_output_real(struct start_call *c, struct proc *p, enum proc_stream s,
+                              const uint8_t *data, size_t len)
+{
+    (void)p;
+    start_send_output(c, s, data, len);
+}
+
+static void start_nothing_held(struct start_call *c)
+{
+    (void)c;
+}
+
+static void run_at_once(struct exec_call *c, Process__V1__ExecuteRequest *req)
+{
+    execute_run(c, req);
+}
+
+static void execute_nothing_left(struct exec_call *c)
+{
+    (void)c;
+}
+
+static size_t output_limit(const struct daemon_config *cfg)
+{
+    return cfg->execute_output_limit;
+}
+
+static size_t keep_all(size_t held, size_t len)
+{
+    (void)held;
+    return len;
+}
+
+static size_t answer_all(const uint8_t *data, size_t len)
+{
+    (void)data;
+    return len;
+}
+
+const struct service_behaviour service_real = {
+    .answer_first = answer_nothing_first,
+    .check_request = accept_request,
+    .reject_undecodable = svc_reject_undecodable_real,
+    .answer_unknown_id = svc_not_found_real,
+    .refuses_during_shutdown = refuse_during_shutdown,
+    .answer_config = check_config_only,
+    .open_cwd = svc_open_cwd_real,
+    .cwd_error = cwd_error_status,
+    .env_merge = request_wins,
+    .spawn_options = spawn_as_asked,
+    .launched = nothing_launched,
+    .exec_error = exec_errno_status,
+    .wire_exit_code = exit_code_as_is,
+    .cancel_terminates = cancel_always_terminates,
+    .refuse_start = svc_finish_real,
+    .register_start = svc_register_start_real,
+    .send_init = svc_send_init_real,
+    .announce_start = start_send_init,
+    .start_output = start_output_real,
+    .start_reads_in_place = reads_in_place,
+    .start_exited = start_nothing_held,
+    .finish_start = svc_finish_start_real,
+    .start_freed = start_nothing_held,
+    .run_execute = run_at_once,
+    .execute_over = execute_nothing_left,
+    .refuse_execute = svc_finish_real,
+    .execute_output_limit = output_limit,
+    .execute_keeps = keep_all,
+    .execute_answered_len = answer_all,
+    .write_stdin = svc_write_stdin_real,
+    .answer_stdin = svc_answer_stdin_real,
+    .signal_number = signal_from_wire,
+    .send_signal = svc_send_signal_real,
+    .answer_no_pty = svc_answer_no_pty_real,
+    .resize = proc_resize,
+};
