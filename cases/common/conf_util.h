@@ -1,27 +1,16 @@
 #ifndef SBX_CASES_CONF_UTIL_H
 #define SBX_CASES_CONF_UTIL_H
 /* Small helpers shared by the confinement, concurrency and transport cases:
- * growing strings, shell quoting, single percent-decoding, Error-body checks
+ * growing strings (string_buf.h), shell quoting, single percent-decoding, Error-body checks
  * and a few REST/Execute conveniences. */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "string_buf.h"
+
 struct case_ctx;
 struct http_response;
-
-/* A growing NUL-terminated byte string. Allocation failure aborts (the case
- * runs in its own worker process, so that ends only the case). */
-struct sbuf {
-    char *s;
-    size_t len, cap;
-};
-void sbuf_add(struct sbuf *b, const void *data, size_t n);
-void sbuf_puts(struct sbuf *b, const char *s);
-void sbuf_printf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Returns the string (never NULL) and leaves the buffer empty; caller frees. */
-char *sbuf_take(struct sbuf *b);
-void sbuf_free(struct sbuf *b);
 
 void *conf_xmalloc(size_t n);
 char *conf_xstrdup(const char *s);

@@ -3,57 +3,35 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/conf_util.h"
 #include "common/payload.h"
 #include "common/rest_expect.h"
 #include "files/files_util.h"
 
 #define BOUNDARY "sbx-Boundary-7MA4YWxkTrZu0gW"
 
-struct buf {
-    char *data;
-    size_t len, cap;
-};
-
-static void add(struct buf *b, const void *p, size_t n)
+static void part(struct sbuf *b, const char *name, const char *filename, const void *p, size_t n)
 {
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = (b->len + n + 1) * 2;
-        char *d = realloc(b->data, cap);
-        if (!d) return;
-        b->data = d;
-        b->cap = cap;
-    }
-    memcpy(b->data + b->len, p, n);
-    b->len += n;
-}
-
-static void adds(struct buf *b, const char *s)
-{
-    add(b, s, strlen(s));
-}
-
-static void part(struct buf *b, const char *name, const char *filename, const void *p, size_t n)
-{
-    adds(b, "--" BOUNDARY "\r\nContent-Disposition: form-data; name=\"");
-    adds(b, name);
-    adds(b, "\"");
+    sbuf_puts(b, "--" BOUNDARY "\r\nContent-Disposition: form-data; name=\"");
+    sbuf_puts(b, name);
+    sbuf_puts(b, "\"");
     if (filename) {
-        adds(b, "; filename=\"");
-        adds(b, filename);
-        adds(b, "\"\r\nContent-Type: application/octet-stream");
+        sbuf_puts(b, "; filename=\"");
+        sbuf_puts(b, filename);
+        sbuf_puts(b, "\"\r\nContent-Type: application/octet-stream");
     }
-    adds(b, "\r\n\r\n");
-    add(b, p, n);
-    adds(b, "\r\n");
+    sbuf_puts(b, "\r\n\r\n");
+    sbuf_add(b, p, n);
+    sbuf_puts(b, "\r\n");
 }
 
-static void end(struct buf *b)
+static void end(struct sbuf *b)
 {
-    adds(b, "--" BOUNDARY "--\r\n");
+    sbuf_puts(b, "--" BOUNDARY "--\r\n");
 }
 
 /* rel may end in "?query", which is sent as it is. */
-static bool put_multipart_as(struct case_ctx *ctx, const char *rel, const struct buf *b,
+static bool put_multipart_as(struct case_ctx *ctx, const char *rel, const struct sbuf *b,
                              const char *content_type, struct http_response *r)
 {
     const char *const hdrs[] = {content_type, NULL};
@@ -64,15 +42,15 @@ static bool put_multipart_as(struct case_ctx *ctx, const char *rel, const struct
     char *base = path ? rest_files_target(path) : NULL;
     char *target = NULL;
     if (base && asprintf(&target, "%s%s", base, query ? query : "") < 0) target = NULL;
-    bool ok = target && b->data && rx_send(ctx, NULL, "PUT", target, b->data, b->len, hdrs, r);
-    if (!target || !b->data) case_error(ctx, "out of memory");
+    bool ok = target && b->s && rx_send(ctx, NULL, "PUT", target, b->s, b->len, hdrs, r);
+    if (!target || !b->s) case_error(ctx, "out of memory");
     free(target);
     free(base);
     free(path);
     return ok;
 }
 
-static bool put_multipart(struct case_ctx *ctx, const char *rel, const struct buf *b,
+static bool put_multipart(struct case_ctx *ctx, const char *rel, const struct sbuf *b,
                           struct http_response *r)
 {
     return put_multipart_as(ctx, rel, b, "Content-Type: multipart/form-data; boundary=" BOUNDARY,
@@ -84,7 +62,7 @@ static const char TRICKY[] = "line\r\n--sbx-Boundary-7MA4YWxkTrZu0g\r\n\0\xff\xf
 
 static void multipart_file_part(struct case_ctx *ctx)
 {
-    struct buf b = {0};
+    struct sbuf b = {0};
     part(&b, "note", NULL, "not the file", 12);
     part(&b, "file", "data.bin", TRICKY, sizeof TRICKY - 1);
     end(&b);
@@ -97,7 +75,7 @@ static void multipart_file_part(struct case_ctx *ctx)
         free(path);
     }
     /* An empty file part stores an empty file. */
-    struct buf e = {0};
+    struct sbuf e = {0};
     part(&e, "file", "empty.bin", "", 0);
     end(&e);
     if (put_multipart(ctx, "mp-empty.bin", &e, &r)) {
@@ -134,7 +112,7 @@ static void multipart_file_part(struct case_ctx *ctx)
     uint8_t *big = payload_make(case_rand(ctx), big_len);
     static const char near[] = "\r\n--" BOUNDARY;
     const size_t at[] = {65536 - 10, 131072 - 3, 1048576 - 20};
-    struct buf l = {0};
+    struct sbuf l = {0};
     if (big) {
         for (size_t i = 0; i < sizeof at / sizeof *at; i++) {
             /* All but the boundary's last byte, then a byte that is not it. */
@@ -144,7 +122,7 @@ static void multipart_file_part(struct case_ctx *ctx)
         part(&l, "file", "big.bin", big, big_len);
         end(&l);
     }
-    if (!big || !l.data) {
+    if (!big || !l.s) {
         case_error(ctx, "out of memory");
     } else if (!case_failed(ctx) && put_multipart(ctx, "mp-big.bin", &l, &r)) {
         if (expect_status(ctx, &r, 204)) {
@@ -155,9 +133,9 @@ static void multipart_file_part(struct case_ctx *ctx)
         http_response_free(&r);
     }
     free(big);
-    free(l.data);
-    free(b.data);
-    free(e.data);
+    sbuf_free(&l);
+    sbuf_free(&b);
+    sbuf_free(&e);
 }
 SBX_CASE(multipart_file_part, .id = "F4-001",
          .title = "PUT stores exactly the bytes of the multipart part named file",
@@ -174,7 +152,7 @@ SBX_CASE(multipart_file_part, .id = "F4-001",
 
 static void multipart_no_file_part(struct case_ctx *ctx)
 {
-    struct buf b = {0};
+    struct sbuf b = {0};
     part(&b, "data", "data.bin", "payload", 7);
     part(&b, "other", NULL, "x", 1);
     end(&b);
@@ -183,7 +161,7 @@ static void multipart_no_file_part(struct case_ctx *ctx)
         expect_error_body(ctx, &r, 400, "INVALID_ARGUMENT");
         http_response_free(&r);
     }
-    free(b.data);
+    sbuf_free(&b);
     char *ls = fx_sh(ctx, "ls -A", "ls of the case directory");
     if (ls)
         CASE_CHECK(ctx, ls[0] == '\0', "nothing stored for a form without a file part",
@@ -198,28 +176,28 @@ SBX_CASE(multipart_no_file_part, .id = "F4-002",
                 "INVALID_ARGUMENT Error body and an empty directory (ls -A through Execute)");
 
 /* Malformed and truncated bodies (each with a correct Content-Length). */
-static void broken_bodies(struct buf out[3])
+static void broken_bodies(struct sbuf out[3])
 {
     memset(out, 0, 3 * sizeof *out);
     /* Truncated inside the file part: no closing boundary. */
     part(&out[0], "file", "t.bin", "complete part", 13);
     out[0].len -= 6;
     /* A part without the blank line that ends its headers. */
-    adds(&out[1], "--" BOUNDARY "\r\nContent-Disposition: form-data; name=\"file\"\r\nabc");
+    sbuf_puts(&out[1], "--" BOUNDARY "\r\nContent-Disposition: form-data; name=\"file\"\r\nabc");
     /* Content under a different boundary than the header announces. */
-    adds(&out[2], "--other-boundary\r\nContent-Disposition: form-data; name=\"file\"; "
-                  "filename=\"a\"\r\n\r\nhello\r\n--other-boundary--\r\n");
+    sbuf_puts(&out[2], "--other-boundary\r\nContent-Disposition: form-data; name=\"file\"; "
+                       "filename=\"a\"\r\n\r\nhello\r\n--other-boundary--\r\n");
 }
 
 static void check_broken(struct case_ctx *ctx, bool should)
 {
-    struct buf bodies[3];
+    struct sbuf bodies[3];
     broken_bodies(bodies);
     char *existing = rx_path(ctx, "existing.bin");
     if (!existing || !expect_put_ok(ctx, existing, "original", 8, NULL)) {
         free(existing);
         for (int i = 0; i < 3; i++)
-            free(bodies[i].data);
+            sbuf_free(&bodies[i]);
         return;
     }
     static const char *const what[] = {"truncated", "headers without end", "wrong boundary"};
@@ -250,7 +228,7 @@ static void check_broken(struct case_ctx *ctx, bool should)
     }
     free(existing);
     for (int i = 0; i < 3; i++)
-        free(bodies[i].data);
+        sbuf_free(&bodies[i]);
 }
 
 static void multipart_broken_stores_nothing(struct case_ctx *ctx)

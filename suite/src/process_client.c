@@ -13,6 +13,7 @@
 #include "output_limit.h"
 #include "process.pb-c.h"
 #include "sbx_grpc_client.h"
+#include "string_buf.h"
 #include "text_util.h"
 
 /* The per-case client-state key; the lifecycle cases set this slot aside
@@ -209,81 +210,54 @@ uint8_t *proc_pack_start(const struct proc_spec *spec, const uint32_t *pty_cols_
 
 /* ---- rendering for case_request() ----------------------------------------- */
 
-struct sbuf {
-    char *p;
-    size_t len, cap;
-};
-
-static void sb_printf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void sb_printf(struct sbuf *b, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (n < 0) return;
-    if (b->len + (size_t)n + 1 > b->cap) {
-        size_t cap = (b->cap ? b->cap * 2 : 128) + (size_t)n;
-        char *p = realloc(b->p, cap);
-        if (!p) return;
-        b->p = p;
-        b->cap = cap;
-    }
-    va_start(ap, fmt);
-    vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
-    va_end(ap);
-    b->len += (size_t)n;
-}
-
 /* Quoted, with control bytes escaped and long strings shortened. */
 static void sb_quoted(struct sbuf *b, const char *s)
 {
-    sb_printf(b, "\"");
+    sbuf_printf(b, "\"");
     size_t n = strlen(s);
     size_t shown = n > 200 ? 200 : n;
     for (size_t i = 0; i < shown; i++) {
         unsigned char ch = (unsigned char)s[i];
         if (ch == '"' || ch == '\\')
-            sb_printf(b, "\\%c", ch);
+            sbuf_printf(b, "\\%c", ch);
         else if (ch < 0x20 || ch == 0x7f)
-            sb_printf(b, "\\x%02x", ch);
+            sbuf_printf(b, "\\x%02x", ch);
         else
-            sb_printf(b, "%c", ch);
+            sbuf_printf(b, "%c", ch);
     }
-    if (shown < n) sb_printf(b, "...(%zu bytes)", n);
-    sb_printf(b, "\"");
+    if (shown < n) sbuf_printf(b, "...(%zu bytes)", n);
+    sbuf_printf(b, "\"");
 }
 
 char *proc_render_spec(const char *rpc, const struct proc_spec *spec)
 {
     struct sbuf b = {0};
-    sb_printf(&b, "%s {", rpc);
+    sbuf_printf(&b, "%s {", rpc);
     if (!spec->argv) {
-        sb_printf(&b, "no config");
+        sbuf_printf(&b, "no config");
     } else {
-        sb_printf(&b, "command: [");
+        sbuf_printf(&b, "command: [");
         for (size_t i = 0; spec->argv[i]; i++) {
-            if (i) sb_printf(&b, ", ");
+            if (i) sbuf_printf(&b, ", ");
             sb_quoted(&b, spec->argv[i]);
         }
-        sb_printf(&b, "]");
+        sbuf_printf(&b, "]");
         if (spec->env) {
-            sb_printf(&b, ", env_vars: {");
+            sbuf_printf(&b, ", env_vars: {");
             for (size_t i = 0; spec->env[i]; i++) {
-                if (i) sb_printf(&b, ", ");
+                if (i) sbuf_printf(&b, ", ");
                 sb_quoted(&b, spec->env[i]);
             }
-            sb_printf(&b, "}");
+            sbuf_printf(&b, "}");
         }
         if (spec->cwd) {
-            sb_printf(&b, ", cwd: ");
+            sbuf_printf(&b, ", cwd: ");
             sb_quoted(&b, spec->cwd);
         }
     }
-    if (spec->timeout_ms) sb_printf(&b, ", grpc-timeout %u ms", spec->timeout_ms);
-    sb_printf(&b, "}");
-    return b.p;
+    if (spec->timeout_ms) sbuf_printf(&b, ", grpc-timeout %u ms", spec->timeout_ms);
+    sbuf_printf(&b, "}");
+    return sbuf_take(&b);
 }
 
 static void record_request(struct case_ctx *ctx, const char *rpc, const struct proc_spec *spec,

@@ -1,7 +1,8 @@
 #ifndef SBX_GRPC_SERVICE_REQUEST_H
 #define SBX_GRPC_SERVICE_REQUEST_H
 /* Validation of ProcessService requests into what the daemon acts on. Pure
- * functions over decoded protobuf-c messages: no I/O, unit-tested alone. */
+ * functions over decoded protobuf-c messages: no I/O (the fuzz target
+ * daemon_grpc_request runs them alone). */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
