@@ -24,6 +24,21 @@ struct exec_call {
     struct out_buf out, err;
 };
 
+struct sbx_grpc_server_call *exec_call_server_call(const struct exec_call *c)
+{
+    return c->call;
+}
+
+struct proc *exec_call_proc(const struct exec_call *c)
+{
+    return c->p;
+}
+
+struct process_service *exec_call_service(const struct exec_call *c)
+{
+    return c->svc;
+}
+
 /* The call is over (answered or cancelled): free it. */
 static void exec_call_done(struct exec_call *c)
 {

@@ -157,6 +157,13 @@ struct process_service *start_call_service(const struct start_call *c);
  * start_freed. */
 void **start_call_extension(struct start_call *c);
 
+/* What an Execute's behaviour may see of its call (execute_call.c). */
+/* The call (NULL once answered or cancelled) and its process (NULL once
+ * released or detached). */
+struct sbx_grpc_server_call *exec_call_server_call(const struct exec_call *c);
+struct proc *exec_call_proc(const struct exec_call *c);
+struct process_service *exec_call_service(const struct exec_call *c);
+
 /* Runs an accepted Execute: launches its process, or answers the call and
  * ends it (execute_call.c). Frees req. */
 void execute_run(struct exec_call *c, Process__V1__ExecuteRequest *req);
