@@ -9,7 +9,7 @@
 #include "grpc_service_faults.h"
 
 /* register-late announces the id this long before it becomes valid. */
-#define REGISTER_LATE_MS 300
+#define REGISTER_LATE_MS 20
 
 struct start_faults {
     unsigned chunks; /* output events so far (drop-chunk, reorder-chunks) */
