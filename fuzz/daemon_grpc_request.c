@@ -103,7 +103,7 @@ static void check_launch(const Process__V1__ProcessConfig *cfg, const Process__V
     if (pty) FUZZ_CHECK(spec.cols == (pty->cols > 65535 ? 65535 : pty->cols), "cols clamp");
 
     char *base[] = {"PATH=/usr/bin:/bin", "HOME=/root", "SANDBOX_X=1", NULL};
-    char **envp = env_build(base, spec.env, spec.nenv, ENV_MERGE_REQUEST_WINS);
+    char **envp = env_build(base, spec.env, spec.nenv);
     FUZZ_CHECK(envp != NULL, "env_build");
     size_t k = 0;
     for (; envp[k]; k++)

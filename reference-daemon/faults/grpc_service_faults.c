@@ -7,9 +7,11 @@
 
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "fault.h"
 #include "process/cwd.h"
+#include "process/env.h"
 #include "process_faults.h"
 
 /* sweep-start-fail, sweep-execute-fail: a whole capability switched off. */
@@ -113,12 +115,20 @@ static int cwd_error(int fs_error, const char *cwd, char *msg, size_t msglen)
     return code;
 }
 
-/* env-replace, env-no-override. */
-static enum env_merge env_merge(void)
+/* env-replace: the request's variables only; env-no-override: a name the
+ * daemon's environment has keeps the daemon's value. */
+static char **child_env(const struct env_var *vars, size_t nvars)
 {
-    if (fault_active(FAULT_ENV_REPLACE)) return ENV_MERGE_REPLACE;
-    if (fault_active(FAULT_ENV_NO_OVERRIDE)) return ENV_MERGE_DAEMON_WINS;
-    return service_real.env_merge();
+    if (fault_active(FAULT_ENV_REPLACE)) return env_build(NULL, vars, nvars);
+    if (!fault_active(FAULT_ENV_NO_OVERRIDE)) return service_real.child_env(vars, nvars);
+    struct env_var *kept = calloc(nvars ? nvars : 1, sizeof(*kept));
+    if (!kept) return NULL;
+    size_t n = 0;
+    for (size_t i = 0; i < nvars; i++)
+        if (!getenv(vars[i].key)) kept[n++] = vars[i];
+    char **env = service_real.child_env(kept, n);
+    free(kept);
+    return env;
 }
 
 /* no-pty, no-setpgid, shutdown-no-kill, shutdown-no-sigkill,
@@ -185,7 +195,7 @@ static const struct service_behaviour service_faulty = {
     .answer_config = answer_config,
     .open_cwd = open_cwd,
     .cwd_error = cwd_error,
-    .env_merge = env_merge,
+    .child_env = child_env,
     .spawn_options = spawn_options,
     .launched = launched,
     .exec_error = exec_error,

@@ -37,7 +37,7 @@ static void test_env_request_wins(void **state)
     (void)state;
     char *base[] = {"PATH=/bin", "HOME=/root", "SBX_X=daemon", NULL};
     struct env_var vars[] = {{"SBX_X", "request"}, {"NEW", "v"}, {"EMPTY", ""}};
-    char **env = env_build(base, vars, 3, ENV_MERGE_REQUEST_WINS);
+    char **env = env_build(base, vars, 3);
     assert_non_null(env);
     assert_string_equal(env_get(env, "PATH"), "/bin");
     assert_string_equal(env_get(env, "HOME"), "/root");
@@ -52,23 +52,20 @@ static void test_env_last_duplicate_wins(void **state)
     (void)state;
     char *base[] = {"A=0", NULL};
     struct env_var vars[] = {{"A", "1"}, {"B", "x"}, {"A", "2"}};
-    char **env = env_build(base, vars, 3, ENV_MERGE_REQUEST_WINS);
+    char **env = env_build(base, vars, 3);
     assert_string_equal(env_get(env, "A"), "2");
     assert_string_equal(env_get(env, "B"), "x");
     free(env);
 }
 
-static void test_env_fault_modes(void **state)
+static void test_env_no_base(void **state)
 {
     (void)state;
-    char *base[] = {"PATH=/bin", "SBX_X=daemon", NULL};
     struct env_var vars[] = {{"SBX_X", "request"}};
-    char **env = env_build(base, vars, 1, ENV_MERGE_DAEMON_WINS);
-    assert_string_equal(env_get(env, "SBX_X"), "daemon");
-    free(env);
-    env = env_build(base, vars, 1, ENV_MERGE_REPLACE);
-    assert_null(env_get(env, "PATH"));
+    char **env = env_build(NULL, vars, 1);
+    assert_non_null(env);
     assert_string_equal(env_get(env, "SBX_X"), "request");
+    assert_null(env[1]);
     free(env);
 }
 
@@ -76,7 +73,7 @@ static void test_env_empty(void **state)
 {
     (void)state;
     char *base[] = {NULL};
-    char **env = env_build(base, NULL, 0, ENV_MERGE_REQUEST_WINS);
+    char **env = env_build(base, NULL, 0);
     assert_non_null(env);
     assert_null(env[0]);
     free(env);
@@ -199,7 +196,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_env_request_wins),
         cmocka_unit_test(test_env_last_duplicate_wins),
-        cmocka_unit_test(test_env_fault_modes),
+        cmocka_unit_test(test_env_no_base),
         cmocka_unit_test(test_env_empty),
         cmocka_unit_test_setup_teardown(test_cwd_relative_and_empty, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cwd_absolute, setup, teardown),

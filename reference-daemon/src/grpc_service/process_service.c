@@ -12,15 +12,13 @@
 #include "process/cwd.h"
 #include "process/env.h"
 
-extern char **environ;
-
 int svc_launch(struct process_service *svc, const struct launch_spec *spec, enum svc_method method,
                const struct proc_callbacks *cb, void *user, struct proc **out, char *msg,
                size_t msglen)
 {
     int cwd_fd = service_behaviour->open_cwd(svc, spec->cwd, method);
     if (cwd_fd < 0) return service_behaviour->cwd_error(cwd_fd, spec->cwd, msg, msglen);
-    char **envp = env_build(environ, spec->env, spec->nenv, service_behaviour->env_merge());
+    char **envp = service_behaviour->child_env(spec->env, spec->nenv);
     if (!envp) {
         close(cwd_fd);
         snprintf(msg, msglen, "out of memory");

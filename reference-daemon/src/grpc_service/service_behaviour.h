@@ -50,8 +50,10 @@ struct service_behaviour {
     /* The gRPC code (and msg) of a working directory that could not be
      * opened (cwd_error_status). */
     int (*cwd_error)(int fs_error, const char *cwd, char *msg, size_t msglen);
-    /* How the request's environment joins the daemon's. */
-    enum env_merge (*env_merge)(void);
+    /* The child's environment from the request's variables (P3: the
+     * daemon's own, with the request's laid over it); NULL when out of
+     * memory, else released with free(). */
+    char **(*child_env)(const struct env_var *vars, size_t nvars);
     /* Completes the options of a process about to be spawned for method. */
     void (*spawn_options)(struct spawn_opts *o, enum svc_method method);
     /* A process was started for method. */

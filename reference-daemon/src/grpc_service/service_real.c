@@ -1,6 +1,10 @@
 /* service_real: the ProcessService's own decisions (service_behaviour.h). */
 #include "grpc_service/service_behaviour.h"
 
+#include "process/env.h"
+
+extern char **environ;
+
 static bool answer_nothing_first(struct sbx_grpc_server_call *call, enum svc_method method)
 {
     (void)call;
@@ -34,9 +38,9 @@ static bool check_config_only(struct sbx_grpc_server_call *call,
     return false;
 }
 
-static enum env_merge request_wins(void)
+static char **daemon_env_with_request(const struct env_var *vars, size_t nvars)
 {
-    return ENV_MERGE_REQUEST_WINS;
+    return env_build(environ, vars, nvars);
 }
 
 static void spawn_as_asked(struct spawn_opts *o, enum svc_method method)
@@ -115,7 +119,7 @@ const struct service_behaviour service_real = {
     .answer_config = check_config_only,
     .open_cwd = svc_open_cwd_real,
     .cwd_error = cwd_error_status,
-    .env_merge = request_wins,
+    .child_env = daemon_env_with_request,
     .spawn_options = spawn_as_asked,
     .launched = nothing_launched,
     .exec_error = exec_errno_status,

@@ -9,7 +9,6 @@
 struct keyed {
     const struct env_var *var;
     size_t index;
-    int shadowed; /* daemon-wins mode: the base already has this name */
 };
 
 static int cmp_keyed(const void *a, const void *b)
@@ -44,18 +43,17 @@ static const struct keyed *find_key(const struct keyed *sorted, size_t n, const 
     return NULL;
 }
 
-char **env_build(char *const *base, const struct env_var *vars, size_t nvars, enum env_merge mode)
+char **env_build(char *const *base, const struct env_var *vars, size_t nvars)
 {
     size_t nbase = 0;
-    if (mode != ENV_MERGE_REPLACE)
-        while (base && base[nbase])
-            nbase++;
+    while (base && base[nbase])
+        nbase++;
 
     /* Sort, then keep only the last occurrence of each key. */
     struct keyed *sorted = calloc(nvars ? nvars : 1, sizeof(*sorted));
     if (!sorted) return NULL;
     for (size_t i = 0; i < nvars; i++)
-        sorted[i] = (struct keyed){&vars[i], i, 0};
+        sorted[i] = (struct keyed){&vars[i], i};
     qsort(sorted, nvars, sizeof(*sorted), cmp_keyed);
     size_t nuniq = 0;
     for (size_t i = 0; i < nvars; i++) {
@@ -79,13 +77,9 @@ char **env_build(char *const *base, const struct env_var *vars, size_t nvars, en
     char *store = (char *)(env + slots);
     size_t n = 0;
     for (size_t i = 0; i < nbase; i++) {
-        const struct keyed *k = find_key(sorted, nuniq, base[i]);
-        if (k && mode == ENV_MERGE_REQUEST_WINS) continue;
-        if (k && mode == ENV_MERGE_DAEMON_WINS) ((struct keyed *)k)->shadowed = 1;
-        env[n++] = base[i];
+        if (!find_key(sorted, nuniq, base[i])) env[n++] = base[i];
     }
     for (size_t i = 0; i < nuniq; i++) {
-        if (sorted[i].shadowed) continue;
         size_t kl = strlen(sorted[i].var->key), vl = strlen(sorted[i].var->value);
         env[n++] = store;
         memcpy(store, sorted[i].var->key, kl);

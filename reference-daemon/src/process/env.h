@@ -4,20 +4,15 @@
  * env_vars laid over it (P3: on a name clash the request wins). */
 #include <stddef.h>
 
-enum env_merge {
-    ENV_MERGE_REQUEST_WINS, /* the contract's behaviour */
-    ENV_MERGE_DAEMON_WINS,  /* the daemon's value of a name shared by both wins */
-    ENV_MERGE_REPLACE,      /* the request's variables only */
-};
-
 struct env_var {
     const char *key;
     const char *value;
 };
 
 /* Returns a NULL-terminated "KEY=VALUE" array in one allocation (release it
- * with free()), or NULL when out of memory. Within `vars`, a later entry with
- * the same key wins, as in a protobuf map. */
-char **env_build(char *const *base, const struct env_var *vars, size_t nvars, enum env_merge mode);
+ * with free()), or NULL when out of memory: base (may be NULL) with vars laid
+ * over it. Within `vars`, a later entry with the same key wins, as in a
+ * protobuf map. */
+char **env_build(char *const *base, const struct env_var *vars, size_t nvars);
 
 #endif
