@@ -12,24 +12,10 @@
 #include "fs/resolve.h"
 #include "process/proc_behaviour.h"
 
-static int errno_to_fs(int e)
-{
-    switch (e) {
-    case ENOENT:
-        return FS_NOTFOUND;
-    case ENOTDIR:
-        return FS_NOTDIR;
-    case ELOOP:
-        return FS_LOOP;
-    default:
-        return FS_IOERR;
-    }
-}
-
 static int open_host(const char *path)
 {
     int fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-    return fd >= 0 ? fd : errno_to_fs(errno);
+    return fd >= 0 ? fd : fs_error_from_errno(errno);
 }
 
 int fault_open_cwd(int root_fd, const char *root_abs, const char *cwd)

@@ -15,21 +15,6 @@
 #include "fault.h"
 #include "fs/resolve.h"
 
-static int map_errno(int e)
-{
-    switch (e) {
-    case ENOENT:
-        return FS_NOTFOUND;
-    case ENOTDIR:
-        return FS_NOTDIR;
-    case ELOOP:
-        return FS_LOOP;
-    default:
-        errno = e;
-        return FS_IOERR;
-    }
-}
-
 static bool beneath(const char *real, const char *real_root)
 {
     size_t rl = strlen(real_root);
@@ -47,7 +32,7 @@ static int checked_real_path(const char *root, const char *path, char *out, size
     int rc = fs_path_normalize(path, norm, sizeof(norm));
     if (rc < 0) return rc;
     snprintf(joined, sizeof joined, "%s/%s", root, norm);
-    if (!realpath(root, real_root)) return map_errno(errno);
+    if (!realpath(root, real_root)) return fs_error_from_errno(errno);
     if (realpath(joined, real)) {
         if (!beneath(real, real_root)) return FS_ESCAPE;
         snprintf(out, cap, "%s", real);
@@ -55,7 +40,7 @@ static int checked_real_path(const char *root, const char *path, char *out, size
     }
     int e = errno;
     char *slash = strrchr(joined, '/');
-    if (e != ENOENT || !slash || slash == joined) return map_errno(e);
+    if (e != ENOENT || !slash || slash == joined) return fs_error_from_errno(e);
     *slash = '\0';
     if (!realpath(joined, real)) {
         /* Parents still to be created: the string as it is. */
@@ -112,7 +97,7 @@ int fault_open_path(const struct daemon_state *st, const char *path, int flags)
     int rc = host_path(st, path, hp, sizeof(hp));
     if (rc != 0) return rc;
     int fd = open(hp, flags | O_CLOEXEC);
-    return fd >= 0 ? fd : map_errno(errno);
+    return fd >= 0 ? fd : fs_error_from_errno(errno);
 }
 
 int fault_open_parent(const struct daemon_state *st, const char *path, int create, char *name,
@@ -139,5 +124,5 @@ int fault_open_parent(const struct daemon_state *st, const char *path, int creat
         mkdir(dir, 0755);
     }
     int fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-    return fd >= 0 ? fd : map_errno(errno);
+    return fd >= 0 ? fd : fs_error_from_errno(errno);
 }

@@ -55,7 +55,7 @@ const char *fs_resolve_strerror(int code)
     }
 }
 
-static int map_errno(int e)
+int fs_error_from_errno(int e)
 {
     switch (e) {
     case ENOENT:
@@ -221,7 +221,7 @@ static int splice_link(int root_fd, char **rootpath, const char *target, const c
 static int read_link(int dirfd, const char *name, char *out, size_t cap)
 {
     ssize_t n = readlinkat(dirfd, name, out, cap);
-    if (n < 0) return map_errno(errno);
+    if (n < 0) return fs_error_from_errno(errno);
     if ((size_t)n >= cap) return FS_INVALID;
     out[n] = '\0';
     if (n == 0) return FS_NOTFOUND;
@@ -250,7 +250,7 @@ static int walk_open(int root_fd, const char *rel, int flags, mode_t mode, int d
         if (!*p) {
             /* Ended on a directory of the stack (the root, or after ".."). */
             int fd = openat(stack_top(&st), ".", (flags & ~O_CREAT) | O_CLOEXEC, mode);
-            result = fd >= 0 ? fd : map_errno(errno);
+            result = fd >= 0 ? fd : fs_error_from_errno(errno);
             goto out;
         }
         const char *start = p;
@@ -288,7 +288,7 @@ static int walk_open(int root_fd, const char *rel, int flags, mode_t mode, int d
                 close(probe);
                 if (st_ok && S_ISLNK(sb.st_mode) && !(flags & O_NOFOLLOW)) is_link = 1;
             } else if (!(errno == ENOENT && (flags & O_CREAT))) {
-                result = map_errno(errno);
+                result = fs_error_from_errno(errno);
                 goto out;
             }
             if (!is_link) {
@@ -306,19 +306,19 @@ static int walk_open(int root_fd, const char *rel, int flags, mode_t mode, int d
                 } else if (errno == ELOOP && !(flags & O_NOFOLLOW)) {
                     /* a link swapped in meanwhile: followed below */
                 } else {
-                    result = map_errno(errno);
+                    result = fs_error_from_errno(errno);
                     goto out;
                 }
             }
         } else {
             int fd = openat(stack_top(&st), name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
             if (fd < 0) {
-                result = map_errno(errno);
+                result = fs_error_from_errno(errno);
                 goto out;
             }
             struct stat sb;
             if (fstat(fd, &sb) != 0) {
-                result = map_errno(errno);
+                result = fs_error_from_errno(errno);
                 close(fd);
                 goto out;
             }
@@ -381,7 +381,7 @@ static int open_norm(int root_fd, const char *rel, int flags, mode_t mode, int d
             }
             /* EXDEV: the kernel refuses every absolute symlink; the walk
              * follows those that name a place inside the root. */
-            if (errno != EXDEV) return map_errno(errno);
+            if (errno != EXDEV) return fs_error_from_errno(errno);
             break;
         }
     }
@@ -434,7 +434,7 @@ int fs_open_parent(int root_fd, const char *path, int create_parents, char *name
         int next = open_norm(root_fd, norm, O_PATH | O_DIRECTORY, 0, 0);
         if (next == FS_NOTFOUND) {
             if (mkdirat(prev, norm + pos, 0755) != 0 && errno != EEXIST) {
-                next = map_errno(errno);
+                next = fs_error_from_errno(errno);
             } else {
                 next = open_norm(root_fd, norm, O_PATH | O_DIRECTORY, 0, 0);
             }

@@ -21,6 +21,10 @@ enum fs_resolve_error {
     FS_IOERR = -1005,    /* anything else (errno preserved in *err_out if given) */
 };
 
+/* The enum fs_resolve_error for an open(2) or stat(2) errno (FS_IOERR, with
+ * errno kept, for any it does not name). */
+int fs_error_from_errno(int e);
+
 /* Opens `path` beneath root_fd. `path` is relative to the root; leading '/'
  * characters are allowed and mean the root (so "/", "" and "." are the root).
  * `flags` are open(2) flags (O_PATH, O_DIRECTORY, O_RDONLY|O_NONBLOCK ...);
