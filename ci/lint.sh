@@ -12,7 +12,7 @@ cppcheck)
   mapfile -t cfiles < <(printf '%s\n' "${files[@]}" | grep '\.c$')
   cppcheck --quiet --error-exitcode=1 --std=c11 --enable=warning,portability \
     --inline-suppr --suppress=missingIncludeSystem -D_GNU_SOURCE -DSBX_FAULTS=1 \
-    -DSBX_VERSION='"0"' -DSBX_GIT_COMMIT='"0"' -I suite/src -I cases "${cfiles[@]}" ;;
+    -DSBX_VERSION='"0"' -DSBX_GIT_COMMIT='"0"' $(printf -- "-I %s " suite/src suite/src/*/) -I cases "${cfiles[@]}" ;;
 tidy)
   build=${2:-build}
   mapfile -t cfiles < <(printf '%s\n' "${files[@]}" | grep '\.c$')

@@ -1,4 +1,4 @@
-/* The --baseline loader (suite/src/baseline.c) on arbitrary files.
+/* The --baseline loader (suite/src/compare/baseline.c) on arbitrary files.
  *
  * Oracle: a baseline that loads has an id for every entry, and looking each
  * id up finds an entry with that id. */

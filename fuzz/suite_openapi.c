@@ -1,5 +1,5 @@
 /* The suite's OpenAPI reader and schema validator on arbitrary YAML/JSON:
- * the YAML loader (suite/src/openapi_yaml.c) and the document loader on any
+ * the YAML loader (suite/src/openapi/openapi_yaml.c) and the document loader on any
  * bytes, given as a document with --openapi; and responses validated against
  * the project's own document (openapi/sandboxd.yaml), as every REST case
  * validates live answers.

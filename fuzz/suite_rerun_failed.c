@@ -1,5 +1,5 @@
 /* --rerun-failed on arbitrary files: the ids read from an earlier
- * results.json (suite/src/selection.c) and the selection they make over the
+ * results.json (suite/src/run/selection.c) and the selection they make over the
  * real catalog.
  *
  * Oracle: every id read is one the file lists with outcome fail, timeout or

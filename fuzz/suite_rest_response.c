@@ -1,4 +1,4 @@
-/* The suite's libcurl response handling (suite/src/rest_client.c) fed
+/* The suite's libcurl response handling (suite/src/clients/rest_client.c) fed
  * arbitrary runtime responses: a thread plays the runtime on a Unix socket,
  * reads the request head, answers with the input's bytes and closes; the
  * suite's rest_do_at collects status, headers and body as every REST case
