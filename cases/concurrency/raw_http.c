@@ -3,6 +3,7 @@
 
 #include "case_api.h"
 #include "common/conf_util.h"
+#include "request_headers.h"
 
 #include <errno.h>
 #include <netdb.h>
@@ -85,9 +86,14 @@ bool raw_send_head(int fd, const char *addr, const char *method, const char *tar
     char head[4096];
     char cl[64] = "";
     if (content_length >= 0) snprintf(cl, sizeof cl, "Content-Length: %lld\r\n", content_length);
-    int n = snprintf(head, sizeof head,
-                     "%s %s HTTP/1.1\r\nHost: %s\r\n%sConnection: close\r\n%s\r\n", method, target,
-                     strncmp(addr, "unix:", 5) == 0 ? "localhost" : addr, cl, extra ? extra : "");
+    /* The user's headers (a router needs them on every request) right after
+     * Host, under names the case does not send itself. */
+    char *user = request_headers_raw_block(extra);
+    if (!user) return false;
+    int n = snprintf(
+        head, sizeof head, "%s %s HTTP/1.1\r\nHost: %s\r\n%s%sConnection: close\r\n%s\r\n", method,
+        target, strncmp(addr, "unix:", 5) == 0 ? "localhost" : addr, user, cl, extra ? extra : "");
+    free(user);
     if (n < 0 || (size_t)n >= sizeof head) return false;
     return raw_send_all(fd, head, (size_t)n);
 }

@@ -12,6 +12,8 @@
 
 #include "case_api.h"
 #include "concurrency/raw_http.h"
+#include "request_headers.h"
+#include "text_util.h"
 
 #define WIRE_TIMEOUT_MS 5000
 #define STRAY_WAIT_MS 300 /* how long bytes after the header block are waited for */
@@ -66,8 +68,19 @@ void head_wire_check(struct case_ctx *ctx, const char *target)
         case_error(ctx, "cannot open a connection to %s for the raw HEAD", addr);
         return;
     }
-    char req[1200];
-    snprintf(req, sizeof req, "HEAD %.900s HTTP/1.1\r\nHost: %s\r\n\r\n", target, host);
+    /* The user's headers (a router's) ride along after Host. */
+    char *user = request_headers_raw_block(NULL);
+    char *req =
+        user ? text_fmt("HEAD %.900s HTTP/1.1\r\nHost: %s\r\n%s\r\n", target, host, user) : NULL;
+    char *get = user
+                    ? text_fmt("GET /v1/health HTTP/1.1\r\nHost: %s\r\n%sConnection: close\r\n\r\n",
+                               host, user)
+                    : NULL;
+    free(user);
+    if (!req || !get) {
+        case_error(ctx, "out of memory");
+        goto out;
+    }
     case_request(ctx, "HEAD %s on a bare keep-alive connection, then GET /v1/health on it", target);
     char buf[16384];
     size_t len = 0, start = 0, end = 0;
@@ -78,8 +91,7 @@ void head_wire_check(struct case_ctx *ctx, const char *target)
     if (!end) {
         case_fail(ctx, "HEAD answered with a complete header block (F9)", "%s after %zu bytes",
                   closed ? "the connection closed" : "nothing more within 5 s", len);
-        close(fd);
-        return;
+        goto out;
     }
     /* Whatever comes next, before a second request is sent, is a body. */
     t0 = case_now_ms();
@@ -101,13 +113,9 @@ void head_wire_check(struct case_ctx *ctx, const char *target)
     if (!alive || closed) {
         case_note(ctx, "the runtime closed the connection after HEAD%s",
                   said_close ? " (it said Connection: close)" : " without Connection: close");
-        close(fd);
-        return;
+        goto out;
     }
     /* The connection stays usable: the next answer starts where it should. */
-    char get[600];
-    snprintf(get, sizeof get, "GET /v1/health HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n",
-             host);
     size_t before = len;
     if (send_text(fd, get)) {
         t0 = case_now_ms();
@@ -124,5 +132,8 @@ void head_wire_check(struct case_ctx *ctx, const char *target)
                    "%zu byte(s) came back, starting \"%.*s\"", len - before,
                    (int)(len - before < 24 ? len - before : 24), buf + before);
     }
+out:
+    free(req);
+    free(get);
     close(fd);
 }

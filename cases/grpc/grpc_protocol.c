@@ -5,6 +5,7 @@
 
 #include "common/proc_util.h"
 #include "process.pb-c.h"
+#include "request_headers.h"
 #include "sbx_grpc_client.h"
 
 static struct sbx_grpc_conn *conn_or_fail(struct case_ctx *ctx)
@@ -443,6 +444,7 @@ static void many_streams(struct case_ctx *ctx)
      * when the server's stream limit is exactly what G6 asks for. */
     char err[256] = "";
     struct sbx_grpc_conn_opts co = {0};
+    request_headers_grpc_opts(&co);
     if (!proc_grpc_usable(ctx)) return;
     struct sbx_grpc_conn *sc = sbx_grpc_connect(case_grpc_addr(ctx), &co, err, sizeof err);
     if (!sc) {

@@ -13,6 +13,7 @@
 
 #include "common/conf_util.h"
 #include "launcher.h"
+#include "request_headers.h"
 #include "sbx_grpc_client.h"
 #include "lifecycle/lc_util.h"
 
@@ -176,6 +177,7 @@ static void duration_flags(struct case_ctx *ctx)
      * which the suite stops reading after "ready". */
     char err[256] = "";
     struct sbx_grpc_conn_opts co = {.initial_stream_window = 65535, .initial_conn_window = 65535};
+    request_headers_grpc_opts(&co);
     bool usable = proc_grpc_usable(ctx); /* a skip recorded otherwise */
     struct sbx_grpc_conn *conn =
         usable ? sbx_grpc_connect(case_grpc_addr(ctx), &co, err, sizeof err) : NULL;

@@ -1,6 +1,7 @@
 /* Argument parsing and --help of the bench subcommand. */
 #include "bench_text.h"
 #include "bench_opts.h"
+#include "request_headers.h"
 
 #define BENCH_MAX_ROUNDS_OPT 9 /* BENCH_MAX_ROUNDS of bench_results.h */
 
@@ -33,6 +34,13 @@ void bench_usage(FILE *out)
           "                        flags (default: the sandboxd-ref built next to this suite)\n"
           "  --launch-env NAME=VALUE  launch: add a variable to the runtime's environment\n"
           "  --startup-timeout S   launch: how long to wait for the runtime's health (20)\n"
+          "\n"
+          "Request headers (a runtime behind a router or a gateway), as for the run:\n"
+          "  --header 'Name: value'   on every REST request and gRPC call (repeatable)\n"
+          "  --rest-header 'Name: value', --grpc-header 'Name: value'   one surface only\n"
+          "  --header-file FILE    one 'Name: value' per line (# comments), both surfaces\n"
+          "  --secret-header NAME  never print NAME's value (Authorization, Cookie and\n"
+          "                        Proxy-Authorization never are)\n"
           "\n"
           "Sizes, counts, durations:\n"
           "  --size SIZE           big transfers: Start stream, floors, REST GET/PUT (default 1G)\n"
@@ -202,6 +210,11 @@ enum {
     OPT_CMP_BUNDLED,
     OPT_CMP_JSON,
     OPT_ROUNDS,
+    OPT_HEADER,
+    OPT_REST_HEADER,
+    OPT_GRPC_HEADER,
+    OPT_HEADER_FILE,
+    OPT_SECRET_HEADER,
 };
 
 bool bench_comparing(const struct bench_opts *o)
@@ -251,6 +264,11 @@ int bench_parse_args(int argc, char **argv, struct bench_opts *o)
         {"compare-bundled", required_argument, NULL, OPT_CMP_BUNDLED},
         {"compare-json", required_argument, NULL, OPT_CMP_JSON},
         {"rounds", required_argument, NULL, OPT_ROUNDS},
+        {"header", required_argument, NULL, OPT_HEADER},
+        {"rest-header", required_argument, NULL, OPT_REST_HEADER},
+        {"grpc-header", required_argument, NULL, OPT_GRPC_HEADER},
+        {"header-file", required_argument, NULL, OPT_HEADER_FILE},
+        {"secret-header", required_argument, NULL, OPT_SECRET_HEADER},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -259,7 +277,8 @@ int bench_parse_args(int argc, char **argv, struct bench_opts *o)
     opterr = 0;
     int ch;
     unsigned only = 0, skip = 0, nenv = 0;
-    while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+    int longindex = 0;
+    while ((ch = getopt_long(argc, argv, ":h", longopts, &longindex)) != -1) {
         double d;
         unsigned u;
         switch (ch) {
@@ -373,6 +392,18 @@ int bench_parse_args(int argc, char **argv, struct bench_opts *o)
                 return usage_error("--rounds: expected 1..%d, got '%s'", BENCH_MAX_ROUNDS_OPT,
                                    optarg);
             break;
+        case OPT_HEADER:
+        case OPT_REST_HEADER:
+        case OPT_GRPC_HEADER:
+        case OPT_HEADER_FILE:
+        case OPT_SECRET_HEADER: {
+            /* The same options as a conformance run (request_headers.h). */
+            char opt[32], why[600];
+            snprintf(opt, sizeof opt, "--%s", longopts[longindex].name);
+            if (request_headers_option(&o->headers, opt, optarg, why, sizeof why) < 0)
+                return usage_error("%s", why);
+            break;
+        }
         case ':':
             return usage_error("option '%s' needs a value", argv[optind - 1]);
         default:
