@@ -80,8 +80,10 @@ void bench_usage(FILE *out)
           "SIZE takes K, M, G suffixes (powers of 1024; KiB/MiB/GiB too); DUR takes ms, s or\n"
           "m (plain numbers are seconds). Exit status: 0 when the run completed (targets\n"
           "missed are information, not failure), 2 on a usage error or a missing bundled\n"
-          "runtime, 3 when the endpoint is unreachable (or a launched runtime never became\n"
-          "healthy), 4 when the bench itself failed (e.g. the JSON could not be written).\n",
+          "runtime, 3 when the endpoint is unreachable or is not a runtime (GET /v1/health\n"
+          "does not answer 200 with a JSON health object: a router or gateway answered), or a\n"
+          "launched runtime never became healthy, 4 when the bench itself failed (e.g. the\n"
+          "JSON could not be written).\n",
           out);
 }
 

@@ -407,6 +407,23 @@ void request_headers_grpc_opts(struct sbx_grpc_conn_opts *o)
     o->n_extra_headers = n_grpc_kv;
 }
 
+void request_headers_scrub(char *text)
+{
+    static const char mark[] = REQUEST_HEADER_REDACTED;
+    for (size_t i = 0; text && active && i < active->n; i++) {
+        const struct request_header *e = &active->v[i];
+        size_t vl = strlen(e->value);
+        if (!secret_n(active, e->name, strlen(e->name)) || vl == 0) continue;
+        for (char *at = strstr(text, e->value); at; at = strstr(at, e->value)) {
+            /* Never longer than the value it replaces: in place. */
+            size_t ml = vl < sizeof mark - 1 ? vl : sizeof mark - 1;
+            memcpy(at, mark, ml);
+            memmove(at + ml, at + vl, strlen(at + vl) + 1);
+            at += ml;
+        }
+    }
+}
+
 char *request_headers_names(unsigned surface)
 {
     size_t cap = 1;

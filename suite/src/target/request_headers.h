@@ -94,6 +94,11 @@ char *request_headers_raw_block(const char *own_block);
  * process's list). */
 void request_headers_grpc_opts(struct sbx_grpc_conn_opts *o);
 
+/* Replaces, in place, every occurrence of a secret header's value in text
+ * with REQUEST_HEADER_REDACTED (or as much of it as fits): for what a
+ * peer answered, which may echo the request. */
+void request_headers_scrub(char *text);
+
 /* Names sent on a surface, ", "-separated ("" when none), malloc'd: what
  * reports and logs say of the headers, never their values. */
 char *request_headers_names(unsigned surface);

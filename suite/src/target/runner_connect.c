@@ -9,6 +9,7 @@
 
 #include "bundled_runtime.h"
 #include "endpoint.h"
+#include "health_gate.h"
 #include "runner.h"
 #include "runner_probe.h"
 #include "runner_state.h"
@@ -22,24 +23,32 @@ static int attach_target(struct run_state *st)
     snprintf(target->grpc_addr, sizeof target->grpc_addr, "%s", o->grpc);
     snprintf(target->rest_addr, sizeof target->rest_addr, "%s", o->rest);
     res->runtime.mode = "attach";
-    char e1[600] = "", e2[600] = "";
-    long status = 0;
+    char e1[600] = "", e2[1200] = "";
     char *body = NULL;
     int g = endpoint_check_grpc(o->grpc, RUNNER_REACH_TIMEOUT_MS, e1, sizeof e1);
-    int r = endpoint_check_rest(o->rest, RUNNER_REACH_TIMEOUT_MS, &status, &body, e2, sizeof e2);
-    if (g == ENDPOINT_HTTP1 && r == 0 && o->transport) {
+    /* The REST address must be a runtime, not a router or a gateway
+     * answering for it (health_gate.h); a runtime still starting is waited
+     * for as long as a launched one would be. */
+    int r = health_gate_check(o->rest, RUNNER_REACH_TIMEOUT_MS, target->health_timeout_ms, &body,
+                              e2, sizeof e2);
+    if (g == ENDPOINT_HTTP1 && o->transport) {
         /* Certifying a proxy that cannot carry gRPC is what the
          * transport profile is for: the run goes on, T1-T3 fail with
          * what was observed, cases that need gRPC are skipped. */
         snprintf(target->grpc_unusable, sizeof target->grpc_unusable, "%s", e1);
-        printf("transport profile: %s\n  the run goes on: cases that need gRPC are skipped, "
-               "T1-T3 report it\n",
-               e1);
-        if (st->log_fd >= 0) dprintf(st->log_fd, "gRPC endpoint cannot carry gRPC: %s\n", e1);
+        if (r == 0) {
+            printf("transport profile: %s\n  the run goes on: cases that need gRPC are "
+                   "skipped, T1-T3 report it\n",
+                   e1);
+            if (st->log_fd >= 0) dprintf(st->log_fd, "gRPC endpoint cannot carry gRPC: %s\n", e1);
+        }
         g = 0;
+    } else if (g == ENDPOINT_HTTP1) {
+        size_t l = strlen(e1);
+        snprintf(e1 + l, sizeof e1 - l, "; to certify such a proxy, use --profile transport");
     }
     if (g != 0 || r != 0) {
-        fprintf(stderr, "sandboxd-conformance: endpoint unreachable:\n");
+        fprintf(stderr, "sandboxd-conformance: endpoint unreachable or not a runtime:\n");
         if (g != 0) fprintf(stderr, "  %s\n", e1);
         if (r != 0) fprintf(stderr, "  %s\n", e2);
         free(body);
@@ -52,7 +61,7 @@ static int attach_target(struct run_state *st)
         return RUNNER_UNREACHABLE;
     }
     res->runtime.health_json = body;
-    printf("attach: gRPC %s, REST %s (GET /v1/health: %ld)\n", o->grpc, o->rest, status);
+    printf("attach: gRPC %s, REST %s (GET /v1/health: 200)\n", o->grpc, o->rest);
     return RUNNER_GO_ON;
 }
 
