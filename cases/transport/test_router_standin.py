@@ -22,7 +22,9 @@ bearer: the same stand-in demanding "Authorization: Bearer <token>" for
   2. with --header-file carrying the token and the routing headers (and a
      Cookie on the command line): the selected cases pass, T1-T3 included
      through nginx, and neither secret appears in any report, log, bundle
-     file or console output.
+     file or console output;
+  3. the bench: exit 3 naming the 401 without the token, measures REST
+     through the gate with --header-file.
 
 Usage: test_router_standin.py router|bearer SUITE DAEMON
 Exit: 0 proven, 1 not proven.
@@ -306,12 +308,29 @@ def prove_bearer(suite, daemon, work):
         check("Cookie: <redacted>" in json.dumps(doc["parameters"]["argv"]),
               "the recorded command line shows the Cookie header redacted")
 
+        # The bench reaches the runtime the same way, and refuses the gate's 401.
+        bench = [suite, "bench", "--grpc", grpc, "--rest", rest, "--only", "rest", "--size",
+                 "1M", "--count", "20", "--duration", "1s", "--warmup", "1", "--quiet"]
+        p = subprocess.run(bench, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=120)
+        bench_out = p.stdout.decode(errors="replace")
+        check(p.returncode == 3 and "HTTP 401" in bench_out,
+              f"bench without the token: exit 3 saying the target answered 401 (got "
+              f"{p.returncode})")
+        p = subprocess.run(bench + ["--header-file", headers], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, timeout=120)
+        bench_out = p.stdout.decode(errors="replace")
+        with open(os.path.join(work, "bench.console"), "w", encoding="utf-8") as f:
+            f.write(bench_out)
+        check(p.returncode == 0 and "REST GET" in bench_out,
+              f"bench with --header-file measures REST through the gate (exit {p.returncode}: "
+              f"{bench_out[-300:]!r})")
+
         # No secret anywhere the run wrote.
         leaks = []
         files = [p for k, p in paths.items() if k != "bundle"]
         for d, _, names in os.walk(paths["bundle"]):
             files += [os.path.join(d, n) for n in names]
-        files.append(os.path.join(work, "token.console"))
+        files += [os.path.join(work, "token.console"), os.path.join(work, "bench.console")]
         for path in files:
             with open(path, "rb") as f:
                 data = f.read()
