@@ -8,8 +8,8 @@ cluster. The manifests stay as shipped; this derives what podman can play:
   NetworkPolicy, ConfigMap and refuses files of Jobs alone) are kept, and
   the dropped ones are listed;
 - every containerPort gets `hostIP: 127.0.0.1` and a `hostPort` (from
-  --port CONTAINER=HOST): without them podman 4.3 publishes nothing, and with
-  a hostPort alone it listens on every interface;
+  --port CONTAINER=HOST): without a hostPort podman 4.3 publishes the
+  containerPort itself on every interface, and with one alone too;
 - `restartPolicy: Never`: under the default (Always) podman 4.3 restarts
   a finished init container in a loop and the workload never starts;
 - image names mapped (--image NAME=LOCAL): no registry is assumed;
