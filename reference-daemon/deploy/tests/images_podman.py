@@ -448,8 +448,8 @@ def run(a, suite, work, podman, made, ulimit_opts):
         print("images: FAIL: the workload's /sandboxd holds %s (%s)" % (copied, ro or "ro"))
         return 1
     say("topology B: pod %s played (left out: %s); the init container copied the daemon, "
-        "the workload (%s) runs it from the read-only emptyDir"
-        % (pod_b, ", ".join(dropped), workload_image))
+        "the workload (the manifest's %s, played as %s) runs it from the read-only emptyDir"
+        % (pod_b, ", ".join(dropped), workload_image, "Debian" if a.base_tree else "busybox"))
 
     # The published loopback ports, from the host, both protocols.
     for name, grpc, rest in (("A", a_grpc, a_rest), ("B", b_grpc, b_rest)):
