@@ -116,12 +116,17 @@ SBX_CASE(s9_fifo, .id = "S9-001", .title = "GET, HEAD and PUT of a FIFO answer p
 static void s9_socket(struct case_ctx *ctx)
 {
     char why[300];
-    /* Whatever the runtime's host offers: python3, nc -U or socat. */
+    /* Whatever the runtime's host offers: python3, perl (Debian's perl-base
+     * is in every Debian image, slim ones included), socat or nc -U. */
     const char *script =
         "rm -f sock\n"
         "if command -v python3 >/dev/null 2>&1; then\n"
         "  python3 -c 'import socket; s = socket.socket(socket.AF_UNIX); s.bind(\"sock\")' "
         "2>/dev/null\n"
+        "fi\n"
+        "if [ ! -S sock ] && command -v perl >/dev/null 2>&1; then\n"
+        "  perl -MSocket -e 'socket(S, AF_UNIX, SOCK_STREAM, 0) && "
+        "bind(S, pack_sockaddr_un(\"sock\")) or exit 1' 2>/dev/null\n"
         "fi\n"
         "if [ ! -S sock ] && command -v socat >/dev/null 2>&1; then\n"
         "  socat UNIX-LISTEN:sock /dev/null & p=$!; sleep 0.3; kill $p 2>/dev/null\n"
@@ -136,8 +141,8 @@ static void s9_socket(struct case_ctx *ctx)
         return;
     }
     if (rc != 0) {
-        case_skip(ctx, "cannot make a unix socket file in the runtime (no python3, socat or "
-                       "nc -U)");
+        case_skip(ctx, "cannot make a unix socket file in the runtime (no python3, perl, "
+                       "socat or nc -U)");
         return;
     }
     special_request(ctx, "GET", "sock", "socket");
@@ -151,6 +156,7 @@ SBX_CASE(s9_socket, .id = "S9-002",
          .clauses = "S9", .level = LEVEL_SHOULD, .tags = "files,errors", .timeout_s = 60,
          .catches = "a socket file opened like a regular file: 500 from ENXIO, a hang, or a PUT "
                     "that replaces it",
-         .how = "makes a bound unix socket file through Execute (python3, socat or nc -U, "
-                "whichever the runtime has; skipped if none); GET, HEAD and PUT must each answer "
-                "a 4xx (with an Error body except HEAD) within 6 s and /v1/health stays prompt");
+         .how = "makes a bound unix socket file through Execute (python3, perl, socat or "
+                "nc -U, whichever the runtime has; skipped if none); GET, HEAD and PUT must each "
+                "answer a 4xx (with an Error body except HEAD) within 6 s and /v1/health stays "
+                "prompt");
