@@ -184,7 +184,8 @@ static bool spawn_case(struct job *j, struct case_result *r, const struct sched_
         if (devnull >= 0) dup2(devnull, 0);
         dup2(out[1], 1);
         dup2(out[1], 2);
-        worker_run_case(r->def, o->target, o->seed, rep[1]);
+        worker_run_case(r->def, o->target, o->seed,
+                        (uint64_t)(case_timeout_s(r->def) * o->timeout_scale * 1000.0), rep[1]);
     }
     setpgid(pid, pid); /* also here, so a kill of the group never misses */
     close(rep[1]);
