@@ -120,10 +120,10 @@ static int sl_setup(struct case_ctx *ctx, struct sl_env *e)
 
 static void sl_teardown(struct case_ctx *ctx, struct sl_env *e)
 {
+    step_budget_conclude(ctx, &e->budget, 0, "requests");
     /* The links go first, through Execute (rm never follows them), so the
      * runner's recursive clean-up of the case directory over REST never
      * meets a link to outside, whatever the runtime does with links. */
-    step_budget_conclude(ctx, &e->budget, 0, "requests");
     char why[200];
     if (e->c.parent) conf_sh(ctx, "rm -rf links", NULL, why, sizeof why);
     canary_remove(ctx, &e->c);
