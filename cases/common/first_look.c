@@ -9,8 +9,11 @@
 #include "common/proc_util.h"
 #include "common/shipped_helper.h"
 #include "process_client.h"
+#include "sbx_grpc_status.h"
 
-#define RUN_WAIT_MS 15000u
+/* Beyond the call's own deadline, how long the client waits for the end
+ * of a Start stream the runtime should have ended at that deadline. */
+#define END_GRACE_MS 5000u
 
 /* The number after "key=" in line, or -1 when absent or malformed. */
 static long field(const char *line, const char *key)
@@ -68,24 +71,30 @@ int first_look(struct case_ctx *ctx, const struct first_look_run *run, struct fi
     snprintf(cmd, sizeof cmd, "%s%s", run->helper[0] == '/' || run->helper[0] == '.' ? "" : "./",
              run->helper);
     const char *argv[] = {cmd, run->env_name, NULL};
+    unsigned wait_ms = run->wait_ms ? run->wait_ms : FIRST_LOOK_WAIT_MS;
     struct proc_spec spec = {.argv = argv,
                              .env = run->env,
                              .cwd = run->cwd ? run->cwd : case_dir(ctx),
-                             .timeout_ms = RUN_WAIT_MS};
+                             .timeout_ms = wait_ms};
     struct proc_result r = {0};
     int rc = -1;
+    bool late = false;
     for (unsigned attempt = 0;; attempt++) {
         rc = -1;
+        uint64_t t0 = case_now_ms();
         if (run->via == FIRST_LOOK_EXECUTE) {
             rc = proc_execute(ctx, &spec, &r);
         } else {
             struct proc_stream *s = proc_start(
                 ctx, &spec, run->via == FIRST_LOOK_START_PTY ? run->pty_cols_rows : NULL);
             if (s) {
-                rc = proc_collect(s, RUN_WAIT_MS + 5000, &r, NULL) == 0 ? r.code : -1;
+                rc = proc_collect(s, wait_ms + END_GRACE_MS, &r, NULL) == 0 ? r.code : -1;
                 proc_stream_free(s);
             }
         }
+        /* Out of time: the deadline's status, or no end at all, once the
+         * wait is spent (an early error is an answer, not slowness). */
+        late = (rc == SBX_GRPC_DEADLINE_EXCEEDED || rc == -1) && case_now_ms() - t0 >= wait_ms;
         if (rc <= 0 || !shipped_helper_busy_retry(attempt, r.message)) break;
         proc_result_free(&r);
         memset(&r, 0, sizeof r);
@@ -94,6 +103,11 @@ int first_look(struct case_ctx *ctx, const struct first_look_run *run, struct fi
     if (rc != 0) {
         snprintf(why, whylen, "%s of %s ended with status %d %.120s", rpc, cmd, rc,
                  r.message ? r.message : "");
+        if (late) {
+            size_t n = strlen(why);
+            snprintf(why + n, whylen > n ? whylen - n : 0, " after its %u ms wait", wait_ms);
+            rc = FIRST_LOOK_LATE;
+        }
     } else if (parse(r.out, r.out_len, run->env_name, fl) != 0) {
         char *p = pu_preview(r.out, r.out_len, 160);
         snprintf(why, whylen, "%s of %s printed no first-look line (exit %d, stdout %s)", rpc, cmd,
@@ -102,7 +116,7 @@ int first_look(struct case_ctx *ctx, const struct first_look_run *run, struct fi
         rc = -1;
     }
     proc_result_free(&r);
-    return rc == 0 ? 0 : -1;
+    return rc == 0 || rc == FIRST_LOOK_LATE ? rc : -1;
 }
 
 int first_look_upload(struct case_ctx *ctx, char *helper, size_t len)

@@ -32,10 +32,16 @@ struct first_look_run {
     const char *cwd;               /* NULL: the case directory */
     const char *const *env;        /* "NAME=value" list or NULL */
     const char *env_name;          /* the variable to report, or NULL */
+    unsigned wait_ms;              /* bound on the call; 0: FIRST_LOOK_WAIT_MS */
 };
 
-/* Runs the helper once. 0 with *fl filled; -1 when the call failed or its
- * output held no first-look line (why says what came back). */
+#define FIRST_LOOK_WAIT_MS 15000u
+#define FIRST_LOOK_LATE (-2)
+
+/* Runs the helper once. 0 with *fl filled; FIRST_LOOK_LATE when the call
+ * did not end within its wait (its deadline passed: a slow runtime, not a
+ * wrong answer); -1 when it failed otherwise or its output held no
+ * first-look line (why says what came back in both cases). */
 int first_look(struct case_ctx *ctx, const struct first_look_run *run, struct first_look *fl,
                char *why, size_t whylen);
 

@@ -8,6 +8,7 @@
 #include "case_api.h"
 #include "common/conf_util.h"
 #include "common/rest_expect.h"
+#include "common/step_budget.h"
 #include "confinement/canary.h"
 #include "rest_client.h"
 
@@ -20,6 +21,9 @@ struct sl_env {
     struct canary_set c;
     int up;          /* levels from <case_dir>/links to the root's parent */
     char inside[64]; /* content of links/real/inner.txt */
+    /* Each request and its Execute check is a step; the links' and the
+     * canaries' removal follow the last. */
+    struct step_budget budget;
 };
 
 /* Links (in <case_dir>/links) and what they lead to. */
@@ -99,6 +103,7 @@ static int sl_links(struct case_ctx *ctx, struct sl_env *e)
 static int sl_setup(struct case_ctx *ctx, struct sl_env *e)
 {
     memset(e, 0, sizeof *e);
+    step_budget_init(&e->budget, 2);
     if (canary_plant(ctx, &e->c) != 0) return -1;
     e->up = conf_path_depth(case_dir(ctx)) + 2;
     snprintf(e->inside, sizeof e->inside, "INSIDE-%s", e->c.hex);
@@ -115,6 +120,7 @@ static int sl_setup(struct case_ctx *ctx, struct sl_env *e)
 
 static void sl_teardown(struct case_ctx *ctx, struct sl_env *e)
 {
+    step_budget_conclude(ctx, &e->budget, 0, "requests");
     /* The links go first, through Execute (rm never follows them), so the
      * runner's recursive clean-up of the case directory over REST never
      * meets a link to outside, whatever the runtime does with links. */
@@ -164,16 +170,19 @@ static void sl_after(struct case_ctx *ctx, struct sl_env *e, const char *method,
     free(diff);
 }
 
-/* One request through a link; returns the status (0 = none). */
+/* One request through a link; returns the status (0 = none, or not sent
+ * because the case's time is running out: see sl_teardown). */
 static long sl_do(struct case_ctx *ctx, struct sl_env *e, const char *method, const char *rel,
                   const char *query, const char *body, struct http_response *resp)
 {
+    memset(resp, 0, sizeof *resp);
+    if (!step_budget_next(ctx, &e->budget)) return 0;
     char *target = sl_target(ctx, rel, query);
     static const char *const octet[] = {"Content-Type: application/octet-stream", NULL};
-    memset(resp, 0, sizeof *resp);
     bool got = rx_send(ctx, NULL, method, target, body, body ? strlen(body) : 0,
                        body ? octet : NULL, resp);
     sl_after(ctx, e, method, target, resp);
+    step_budget_done(&e->budget);
     free(target);
     return got ? resp->status : 0;
 }
@@ -374,7 +383,7 @@ static void s4_put_dangling(struct case_ctx *ctx)
         free(m);
         free(paths[i]);
         /* A link replaced by a file must not let the next PUT pass. */
-        if (sl_links(ctx, &e) != 0) break;
+        if (e.budget.out_of_time || sl_links(ctx, &e) != 0) break;
     }
     sl_teardown(ctx, &e);
 }
@@ -429,7 +438,7 @@ static void s5_delete_link(struct case_ctx *ctx)
     };
     for (size_t i = 0; i < sizeof reqs / sizeof reqs[0]; i++) {
         if (!sl_available(&e, reqs[i].rel)) continue;
-        if (i > 0 && sl_links(ctx, &e) != 0) break;
+        if (e.budget.out_of_time || (i > 0 && sl_links(ctx, &e) != 0)) break;
         struct http_response resp;
         long s = sl_do(ctx, &e, "DELETE", reqs[i].rel, reqs[i].query, NULL, &resp);
         if (s == 403) {

@@ -6,6 +6,7 @@
 #include "confinement/traversal.h"
 
 #include "case_api.h"
+#include "common/step_budget.h"
 #include "data_dir.h"
 #include "rest_client.h"
 
@@ -277,10 +278,17 @@ void trav_run_cases(struct case_ctx *ctx, const struct trav_opts *opts)
     free(diff);
 
     struct loop_state st = {0};
-    size_t vectors = 0;
+    size_t vectors = 0, selected = 0;
+    for (size_t i = 0; i < corpus.n; i++)
+        if (opts->classes & TC_BIT(corpus.v[i].cls)) selected++;
+    /* A vector (four requests and an Execute check) is a step; the debris
+     * and canary removal follow the last. */
+    struct step_budget budget;
+    step_budget_init(&budget, 3);
     for (size_t i = 0; i < corpus.n && !st.stop; i++) {
         const struct trav_vector *v = &corpus.v[i];
         if (!(opts->classes & TC_BIT(v->cls))) continue;
+        if (!step_budget_next(ctx, &budget)) break;
         vectors++;
         st.inside_confirmed = false;
         st.probe_status = 0;
@@ -306,7 +314,9 @@ void trav_run_cases(struct case_ctx *ctx, const struct trav_opts *opts)
         }
         free(diff);
         diff = NULL;
+        step_budget_done(&budget);
     }
+    step_budget_conclude(ctx, &budget, (unsigned)selected, "vectors");
     size_t tried = st.tried, skipped = st.skipped;
     case_note(ctx, "%zu vectors, %zu requests tried, %zu skipped (canary location unavailable)",
               vectors, tried, skipped);

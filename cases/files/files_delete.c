@@ -118,7 +118,17 @@ static void delete_bad_recursive(struct case_ctx *ctx)
     if (case_failed(ctx)) return;
     static const char *const bad[] = {"recursive=banana", "recursive=yes%21", "recursive=tru"};
     for (int i = 0; i < 3; i++) {
-        del(ctx, "B/dir", bad[i], 400, "INVALID_ARGUMENT");
+        /* B/dir is also not empty without recursive=true: which of the two
+         * errors wins is not fixed, so its 409 is as good as the 400. */
+        char *p = rx_path(ctx, "B/dir");
+        struct http_response r;
+        if (p && rx_file(ctx, "DELETE", p, bad[i], &r)) {
+            if (expect_status(ctx, &r, 400, 409))
+                expect_error_body(ctx, &r, r.status,
+                                  r.status == 400 ? "INVALID_ARGUMENT" : "CONFLICT");
+            http_response_free(&r);
+        }
+        free(p);
         del(ctx, "B/file", bad[i], 400, "INVALID_ARGUMENT");
     }
     char *out = fx_sh(ctx, "cat B/dir/x B/file", "both paths are still there");
@@ -129,8 +139,10 @@ SBX_CASE(delete_bad_recursive, .id = "F10-003",
          .title = "An unparseable recursive value fails with 400 INVALID_ARGUMENT",
          .clauses = "F10,F13", .level = LEVEL_MUST, .tags = "files,errors", .timeout_s = 20,
          .catches = "recursive=banana taken as true (tree removed) or ignored",
-         .how = "DELETEs an existing directory and file with recursive=banana, yes! and tru; "
-                "each must be 400 INVALID_ARGUMENT and both must survive");
+         .how = "DELETEs an existing file and a non-empty directory with recursive=banana, "
+                "yes! and tru; the file must be 400 INVALID_ARGUMENT, the directory 400 or 409 "
+                "CONFLICT (it also is not empty: which error wins is not fixed), and both must "
+                "survive");
 
 static void delete_empty_recursive(struct case_ctx *ctx)
 {

@@ -182,6 +182,84 @@ static void check_unresolvable(struct case_ctx *ctx, const char *rel, const char
     free(p);
 }
 
+/* What `rel` (a regular file's name) holds now, through Execute: its
+ * content, or "(absent)". NULL with a failure when it cannot be looked at. */
+static char *slash_file_state(struct case_ctx *ctx, const char *rel)
+{
+    char script[512];
+    snprintf(script, sizeof script, "if test -f %s; then cat %s; else printf '(absent)'; fi", rel,
+             rel);
+    return fx_sh(ctx, script, "looking at the file after a request on its name with a slash");
+}
+
+/* Whether the file `rel` holds `want` ("(absent)" for none), else a failure
+ * naming the request and its answer. */
+static void expect_slash_file(struct case_ctx *ctx, const char *rel, const char *want,
+                              const char *request, long status)
+{
+    char *now = slash_file_state(ctx, rel);
+    if (now)
+        CASE_CHECK(ctx, strcmp(now, want) == 0, "the file as the answer says",
+                   "%s answered %ld, and then %s holds '%s' (expected '%s')", request, status, rel,
+                   now, want);
+    free(now);
+}
+
+/* "<file>/" (a trailing slash after a regular file, nothing after it): the
+ * contract leaves open whether the slash is ignored (the file is served,
+ * replaced and deleted) or the name is a file used as a directory (F14's
+ * 404 for reads and deletes, 400/409 for writes). Each request may take
+ * either reading, but its answer must match what it did to the file, and
+ * it is never a 500. `file` holds `content` on entry. */
+static void check_file_slash(struct case_ctx *ctx, const char *file, const char *content)
+{
+    char rel[256], request[320];
+    snprintf(rel, sizeof rel, "%s/", file);
+    char *p = rx_path(ctx, rel);
+    if (!p) return;
+    struct http_response r;
+    snprintf(request, sizeof request, "GET %s", rel);
+    if (rx_file(ctx, "GET", p, NULL, &r)) {
+        if (r.status == 200)
+            CASE_CHECK(ctx,
+                       r.body_len == strlen(content) && memcmp(r.body, content, r.body_len) == 0,
+                       "a 200 for the name with a slash serves the file",
+                       "%s: 200 with '%s', the file holds '%s'", request, rx_preview(&r), content);
+        else if (!expect_error_body(ctx, &r, 404, "NOT_FOUND"))
+            case_note(ctx, "%s: the file served (200) or 404 NOT_FOUND", request);
+        http_response_free(&r);
+    }
+    if (rx_file(ctx, "HEAD", p, NULL, &r)) {
+        CASE_CHECK(ctx, r.status == 200 || r.status == 404, "HEAD answering 200 or 404",
+                   "HEAD %s: %ld", rel, r.status);
+        http_response_free(&r);
+    }
+    snprintf(request, sizeof request, "PUT %s", rel);
+    if (rx_put(ctx, p, "new", 3, NULL, &r)) {
+        if (r.status == 204)
+            expect_slash_file(ctx, file, "new", request, r.status);
+        else if (expect_status(ctx, &r, 400, 409)) {
+            expect_error_body(ctx, &r, r.status, r.status == 400 ? "INVALID_ARGUMENT" : "CONFLICT");
+            expect_slash_file(ctx, file, content, request, r.status);
+        } else
+            case_note(ctx, "%s: 204 (the file replaced), or 400/409 (nothing written)", request);
+        http_response_free(&r);
+    }
+    char *before = slash_file_state(ctx, file);
+    snprintf(request, sizeof request, "DELETE %s", rel);
+    if (before && rx_file(ctx, "DELETE", p, NULL, &r)) {
+        if (r.status == 204)
+            expect_slash_file(ctx, file, "(absent)", request, r.status);
+        else if (expect_error_body(ctx, &r, 404, "NOT_FOUND"))
+            expect_slash_file(ctx, file, before, request, r.status);
+        else
+            case_note(ctx, "%s: 204 (the file deleted) or 404 NOT_FOUND (kept)", request);
+        http_response_free(&r);
+    }
+    free(before);
+    free(p);
+}
+
 static void unresolvable_paths(struct case_ctx *ctx)
 {
     char *p = rx_path(ctx, "a.txt");
@@ -190,20 +268,21 @@ static void unresolvable_paths(struct case_ctx *ctx)
     if (!ok || !pu_sh_ok(ctx, "ln -s loop1 loop2 && ln -s loop2 loop1 && ln -s nowhere dangling",
                          "creating a symlink loop and a dangling link", NULL))
         return;
-    check_unresolvable(ctx, "a.txt/", "a regular file named as a directory");
     check_unresolvable(ctx, "a.txt/x", "a regular file used as a directory");
     check_unresolvable(ctx, "a.txt/x/y", "a regular file used as a directory");
     check_unresolvable(ctx, "loop1/x", "a symlink loop as parent");
     check_unresolvable(ctx, "dangling/x", "a dangling symlink as parent");
     /* An absolute link that stays inside the root, as a parent. */
-    if (pu_sh_ok(ctx, "mkdir -p d && printf inner > d/a.txt && ln -s \"$(pwd -P)/d\" abs",
-                 "creating d/a.txt and an absolute in-root link abs -> d", NULL)) {
-        check_unresolvable(ctx, "abs/a.txt/",
-                           "a file named as a directory through an "
-                           "absolute in-root link");
+    if (pu_sh_ok(ctx,
+                 "mkdir -p d && printf inner > d/a.txt && printf linked > d/s.txt && "
+                 "printf plain > s.txt && ln -s \"$(pwd -P)/d\" abs",
+                 "creating d/a.txt, d/s.txt, s.txt and an absolute in-root link abs -> d", NULL)) {
         check_unresolvable(ctx, "abs/a.txt/x",
                            "a file used as a directory through an "
                            "absolute in-root link");
+        /* Nothing after the slash: either reading, each answer true to it. */
+        check_file_slash(ctx, "s.txt", "plain");
+        check_file_slash(ctx, "abs/s.txt", "linked");
     }
     /* A read through the loop itself is a read too. */
     p = rx_path(ctx, "loop1");
@@ -217,8 +296,8 @@ static void unresolvable_paths(struct case_ctx *ctx)
                       "checking the workspace");
     if (out)
         CASE_CHECK(ctx, strcmp(out, "fileok\ninner") == 0,
-                   "a.txt and d/a.txt unchanged (not deleted as a.txt/) and no target created for "
-                   "the dangling link",
+                   "a.txt and d/a.txt unchanged (not changed through a.txt/x) and no target "
+                   "created for the dangling link",
                    "'%s'", out);
     free(out);
 }
@@ -228,8 +307,11 @@ SBX_CASE(unresolvable_paths, .id = "F14-001",
          .clauses = "F14,F13", .level = LEVEL_SHOULD, .tags = "files,errors", .timeout_s = 30,
          .catches = "500 (ENOTDIR, ELOOP surfacing as internal errors); a file or link target "
                     "created",
-         .how = "uses a.txt/ (a file with a trailing slash), a.txt/x, a.txt/x/y, a symlink "
-                "loop, a dangling symlink and an absolute symlink that stays inside the root "
-                "(abs/a.txt/, abs/a.txt/x) as parents (links made with ln -s through Execute); "
-                "GET/DELETE must be 404 NOT_FOUND, HEAD 404, PUT 400 or 409 with matching Error "
-                "bodies, and the files must still be there afterwards");
+         .how = "uses a.txt/x, a.txt/x/y, a symlink loop, a dangling symlink and an absolute "
+                "symlink that stays inside the root (abs/a.txt/x) as parents (links made with "
+                "ln -s through Execute); GET/DELETE must be 404 NOT_FOUND, HEAD 404, PUT 400 or "
+                "409 with matching Error bodies, and the files must still be there afterwards. "
+                "s.txt/ and abs/s.txt/ (nothing after the slash; not fixed by the contract) may "
+                "be served, replaced and deleted as the file or answered as a file used as a "
+                "directory, request by request, but never 500, and what Execute then sees must "
+                "match each answer");

@@ -32,7 +32,12 @@ static void group_first_look(struct case_ctx *ctx)
         struct first_look_run run = {.helper = helper, .via = via};
         struct first_look fl;
         char why[400] = "";
-        if (first_look(ctx, &run, &fl, why, sizeof why) != 0) {
+        int rc = first_look(ctx, &run, &fl, why, sizeof why);
+        if (rc == FIRST_LOOK_LATE) {
+            case_skip(ctx, "could not decide in time (run %d: %s)", i + 1, why);
+            break;
+        }
+        if (rc != 0) {
             if (i == 0)
                 case_skip(ctx, "the runtime did not run the suite's static probe: %s", why);
             else
@@ -90,7 +95,12 @@ static void cwd_env_first_look(struct case_ctx *ctx)
         const char *name = names[i / 2];
         struct first_look_run run = {
             .helper = probe, .via = via, .cwd = cwd, .env = env, .env_name = name};
-        if (first_look(ctx, &run, &fl, why, sizeof why) != 0) {
+        int rc = first_look(ctx, &run, &fl, why, sizeof why);
+        if (rc == FIRST_LOOK_LATE) {
+            case_skip(ctx, "could not decide in time (%s)", why);
+            break;
+        }
+        if (rc != 0) {
             case_fail(ctx, "the probe to run with cwd sub/ and env_vars as it ran without", "%s",
                       why);
             break;

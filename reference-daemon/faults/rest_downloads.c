@@ -16,11 +16,27 @@
 
 #define STREAM_BLOCK (256 * 1024)
 
+/* special-link-followed: the name's own type (lstat) decides whether the
+ * path may be a special file; a symlink is not one, so it is opened as a
+ * regular file would be, blocking, and the open follows it. */
+static bool name_is_symlink(const struct daemon_state *st, const char *path)
+{
+    char name[FS_NAME_MAX + 1];
+    int pfd = fs_open_parent(st->root_fd, path, 0, name, sizeof(name));
+    if (pfd < 0) return false;
+    struct stat sb;
+    bool link = fstatat(pfd, name, &sb, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(sb.st_mode);
+    close(pfd);
+    return link;
+}
+
 int fault_download_open(const struct daemon_state *st, const char *path, int flags,
                         int (*open)(const struct daemon_state *st, const char *path, int flags))
 {
     /* fifo-block: opening a FIFO waits for a writer. */
     if (fault_active(FAULT_FIFO_BLOCK)) flags &= ~O_NONBLOCK;
+    if (fault_active(FAULT_SPECIAL_LINK_FOLLOWED) && name_is_symlink(st, path))
+        flags &= ~O_NONBLOCK;
     /* list-root-404: the root itself is not found. */
     if (fault_active(FAULT_LIST_ROOT_404) && path[0] == '\0') return FS_NOTFOUND;
     int fd = open(st, path, flags);

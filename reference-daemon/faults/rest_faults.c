@@ -2,12 +2,12 @@
  * decision (rest/rest_behaviour.h): wrappers linked instead of
  * rest/rest_behaviour_real.c. Each acts while its fault is on and
  * otherwise calls rest_real. */
-#include <string.h>
 
 #include "fault.h"
 #include "rest/rest_behaviour.h"
 #include "rest/request.h"
 #include "rest_downloads.h"
+#include "rest_file_slash.h"
 #include "rest_head_body.h"
 #include "rest_listings.h"
 #include "rest_multipart.h"
@@ -29,10 +29,16 @@ static int open_path_by_string(const struct daemon_state *st, const char *path, 
     return fd != FAULT_PATH_UNUSED ? fd : rest_real.open_path(st, path, flags);
 }
 
+/* The above, and variant-file-slash-ignored. */
+static int open_path_slash(const struct daemon_state *st, const char *path, int flags)
+{
+    return variant_file_slash_open(st, path, flags, open_path_by_string);
+}
+
 /* The above, and fifo-block, list-root-404, sweep-get-404. */
 static int open_path(const struct daemon_state *st, const char *path, int flags)
 {
-    return fault_download_open(st, path, flags, open_path_by_string);
+    return fault_download_open(st, path, flags, open_path_slash);
 }
 
 static int open_parent(const struct daemon_state *st, const char *path, char *name, size_t cap)
@@ -53,15 +59,11 @@ static int begin_write(struct fs_atomic_file *w, const struct daemon_state *st, 
     return pfd < 0 ? pfd : fs_atomic_begin_in(w, pfd, name);
 }
 
-/* put-file-slash-ok, delete-file-slash-ok: a trailing '/' on a file's
- * name is overlooked. */
+/* variant-file-slash-ignored: a trailing '/' on a file's name is
+ * overlooked. */
 static bool slash_names_directory(const char *method)
 {
-    if (strcmp(method, MHD_HTTP_METHOD_PUT) == 0 && fault_active(FAULT_PUT_FILE_SLASH_OK))
-        return false;
-    if (strcmp(method, MHD_HTTP_METHOD_DELETE) == 0 && fault_active(FAULT_DELETE_FILE_SLASH_OK))
-        return false;
-    return rest_real.slash_names_directory(method);
+    return !variant_file_slash_ignored() && rest_real.slash_names_directory(method);
 }
 
 /* variant-redirect-dotdot. */

@@ -9,8 +9,9 @@
 struct head_body;
 
 struct fault_request {
-    bool serialized;             /* holds serialize-requests' lock */
-    struct head_body *head_body; /* head-sends-body: the bytes to send */
+    bool serialized;              /* holds serialize-requests' lock */
+    struct head_body *head_body;  /* head-sends-body: the bytes to send */
+    bool chunked_first_read_only; /* put-chunked-truncate: store the first read only */
 };
 
 /* rq's state, created on first use (NULL when out of memory). */

@@ -15,6 +15,7 @@
 #include "rest/multipart.h"
 #include "rest/request.h"
 #include "rest/request_params.h"
+#include "rest_request_state.h"
 
 #define FAULT_TRUNCATE_AT (64 * 1024)
 #define FAULT_CORRUPT_AT (1024 * 1024)
@@ -62,8 +63,26 @@ static bool put_is_link(struct rest_request *rq, bool unlink_it)
     return link;
 }
 
+/* Whether the request's body comes in the chunked transfer coding. */
+static bool body_is_chunked(struct MHD_Connection *c)
+{
+    const char *te =
+        MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING);
+    return te && strcasestr(te, "chunked");
+}
+
+/* put-chunked-refused, put-chunked-truncate, put-link-refused,
+ * put-replace-link. */
 bool fault_answer_put(struct rest_request *rq, struct MHD_Connection *c, enum MHD_Result *ret)
 {
+    if (fault_active(FAULT_PUT_CHUNKED_REFUSED) && body_is_chunked(c)) {
+        *ret = rest_reply_error(c, 411, "a Content-Length is required");
+        return true;
+    }
+    if (fault_active(FAULT_PUT_CHUNKED_TRUNCATE) && body_is_chunked(c)) {
+        struct fault_request *fr = fault_request_of(rq);
+        if (fr) fr->chunked_first_read_only = true;
+    }
     if (fault_active(FAULT_PUT_LINK_REFUSED) && put_is_link(rq, false)) {
         *ret = rest_reply_error(c, 409, "the path is a symbolic link");
         return true;
@@ -103,9 +122,11 @@ enum MHD_Result fault_reply_begin_error(struct rest_request *rq, struct MHD_Conn
     return rest_real.reply_begin_error(rq, c, code);
 }
 
-/* put-truncate, put-corrupt, put-stop-at-nul. */
+/* put-truncate, put-corrupt, put-stop-at-nul, put-chunked-truncate. */
 int fault_store(struct rest_request *rq, uint64_t at, const char *data, size_t len)
 {
+    const struct fault_request *fr = rq->extension;
+    if (fr && fr->chunked_first_read_only && at > 0) return 0;
     if (fault_active(FAULT_PUT_TRUNCATE)) {
         if (at >= FAULT_TRUNCATE_AT) return 0;
         if (len > FAULT_TRUNCATE_AT - at) len = (size_t)(FAULT_TRUNCATE_AT - at);

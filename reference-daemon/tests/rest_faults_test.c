@@ -309,6 +309,18 @@ static void test_path_faults(void **state)
     assert_int_equal(do_status("GET", "/v1/files/pf/A%00junk", NULL), 200);
     with_fault(NULL);
     assert_int_equal(do_status("GET", "/v1/files/pf/A%00junk", NULL), 400);
+    /* variant-file-slash-ignored: "A/" is the file A for every method. */
+    assert_int_equal(do_status("GET", "/v1/files/pf/A/", NULL), 404);
+    assert_int_equal(do_status("PUT", "/v1/files/pf/A/", "y"), 409);
+    with_fault("variant-file-slash-ignored");
+    assert_int_equal(do_status("GET", "/v1/files/pf/A/", NULL), 200);
+    assert_int_equal(do_status("HEAD", "/v1/files/pf/A/", NULL), 200);
+    assert_int_equal(do_status("GET", "/v1/files/pf/A/x", NULL), 404);
+    assert_int_equal(do_status("PUT", "/v1/files/pf/A/", "y"), 204);
+    assert_true(fx_exists(ts.fx.root, "pf/A"));
+    assert_int_equal(do_status("DELETE", "/v1/files/pf/A/", NULL), 204);
+    assert_false(fx_exists(ts.fx.root, "pf/A"));
+    with_fault(NULL);
 }
 
 static void test_error_faults(void **state)

@@ -91,6 +91,13 @@ uint64_t case_rand(struct case_ctx *ctx);
 /* Milliseconds of monotonic time (for bounding loops). */
 uint64_t case_now_ms(void);
 
+/* Milliseconds left before the runner stops waiting for this case (its
+ * timeout times --timeout-scale; UINT64_MAX when unbounded). A case whose
+ * fixed amount of work may not fit on a slow runtime checks it between
+ * steps and reports skipped ("could not decide in time") rather than being
+ * cut off as a timeout. */
+uint64_t case_time_left_ms(const struct case_ctx *ctx);
+
 /* ---- Outcomes ----------------------------------------------------------
  * A case passes when it returns without any failure recorded. A case that
  * records a failure may go on checking (all failures are reported). */

@@ -179,6 +179,13 @@ uint64_t case_now_ms(void)
     return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
+uint64_t case_time_left_ms(const struct case_ctx *ctx)
+{
+    if (!ctx->deadline_ms) return UINT64_MAX;
+    uint64_t now = case_now_ms();
+    return now < ctx->deadline_ms ? ctx->deadline_ms - now : 0;
+}
+
 /* ---- Outcomes ---------------------------------------------------------- */
 
 void case_request(struct case_ctx *ctx, const char *fmt, ...)

@@ -30,6 +30,7 @@ struct case_ctx {
     bool failed, skipped, errored;
     unsigned failures;
     struct case_slot slots[CASE_MAX_SLOTS];
+    uint64_t deadline_ms; /* case_now_ms() when the runner stops waiting; 0: none */
     /* While the case talks to a private instance (case_use_runtime): the
      * shared target and its client state, set aside. */
     const struct run_target *shared_target;

@@ -308,7 +308,10 @@ const struct clause clause_table[CLAUSE_COUNT] = {
         .text = "PUT stores the body byte-exact (0 bytes to 1 GiB, streamed) and answers 204",
         .normative =
             "PUT stores the request body byte-exact (binary-safe, streamed, "
-            "sizes from 0 bytes to ≥ 1 GiB) and answers 204 with an empty body.",
+            "sizes from 0 bytes to ≥ 1 GiB) and answers 204 with an empty body, whether "
+            "the body is framed by `Content-Length` or sent in the chunked transfer "
+            "coding (an upload of unknown length, as `curl -T -` and streaming clients "
+            "send it).",
     },
     [CLAUSE_F2] = {
         .id = "F2",

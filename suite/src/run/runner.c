@@ -18,7 +18,9 @@
 
 #include "clock_util.h"
 #include "data_dir.h"
+#include "die_with_parent.h"
 #include "fs_util.h"
+#include "leftover_runs.h"
 #include "openapi_schema.h"
 #include "output_limit.h"
 #include "runner_catalog.h"
@@ -51,8 +53,10 @@ static uint64_t random_u64(void)
 static void remove_prefix(const struct run_target *t, int log_fd, double bound_s)
 {
     fflush(NULL);
+    pid_t runner = getpid();
     pid_t pid = fork();
     if (pid == 0) {
+        if (!die_with_parent(runner, SIGKILL)) _exit(1);
         setpgid(0, 0);
         _exit(worker_cleanup(t, t->prefix, NULL, 0, log_fd) == 0 ? 0 : 1);
     }
@@ -203,7 +207,10 @@ static int start_run(struct run_state *st)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
 
-    target->run_tmp = fs_make_temp_dir(NULL, "sbxc-run-");
+    /* What runs killed before they could clean up left behind first; this
+     * run's directory is named after its pid for the same reason. */
+    size_t leftovers = leftover_runs_remove(NULL, -1);
+    target->run_tmp = leftover_run_dir_create(NULL);
     if (!target->run_tmp) {
         fprintf(stderr, "sandboxd-conformance: cannot create a temporary directory: %s\n",
                 strerror(errno));
@@ -211,6 +218,8 @@ static int start_run(struct run_state *st)
     }
     snprintf(st->log_path, sizeof st->log_path, "%s/run.log", target->run_tmp);
     st->log_fd = open(st->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (leftovers && st->log_fd >= 0)
+        dprintf(st->log_fd, "removed %zu directories of killed runs\n", leftovers);
     target->health_timeout_ms = o->startup_timeout_s * 1000;
     target->confine_runtime = o->confine_runtime;
 

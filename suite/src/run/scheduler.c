@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 #include "clock_util.h"
+#include "die_with_parent.h"
 #include "case_context.h"
 #include "catalog.h"
 #include "liveness.h"
@@ -168,6 +170,7 @@ static bool spawn_case(struct job *j, struct case_result *r, const struct sched_
         return false;
     }
     fflush(NULL);
+    pid_t runner = getpid();
     pid_t pid = fork();
     if (pid < 0) {
         close(rep[0]);
@@ -177,6 +180,9 @@ static bool spawn_case(struct job *j, struct case_result *r, const struct sched_
         return false;
     }
     if (pid == 0) {
+        /* A worker dies with the runner, and with it the private runtimes
+         * its case started (their own death signal is the worker's). */
+        if (!die_with_parent(runner, SIGKILL)) _exit(1);
         setpgid(0, 0);
         close(rep[0]);
         close(out[0]);
@@ -184,7 +190,8 @@ static bool spawn_case(struct job *j, struct case_result *r, const struct sched_
         if (devnull >= 0) dup2(devnull, 0);
         dup2(out[1], 1);
         dup2(out[1], 2);
-        worker_run_case(r->def, o->target, o->seed, rep[1]);
+        worker_run_case(r->def, o->target, o->seed,
+                        (uint64_t)(case_timeout_s(r->def) * o->timeout_scale * 1000.0), rep[1]);
     }
     setpgid(pid, pid); /* also here, so a kill of the group never misses */
     close(rep[1]);
@@ -207,6 +214,7 @@ static void spawn_cleanup(struct job *j, size_t idx, const struct job *from,
                           const struct sched_opts *o, const char *dir)
 {
     fflush(NULL);
+    pid_t runner = getpid();
     pid_t pid = fork();
     if (pid < 0) {
         if (o->log_fd >= 0)
@@ -215,6 +223,7 @@ static void spawn_cleanup(struct job *j, size_t idx, const struct job *from,
         return;
     }
     if (pid == 0) {
+        if (!die_with_parent(runner, SIGKILL)) _exit(1);
         setpgid(0, 0);
         int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
         if (devnull >= 0) {

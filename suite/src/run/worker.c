@@ -68,10 +68,11 @@ int workspace_create(struct case_ctx *ctx, const char *dir, char *why, size_t wh
 }
 
 void worker_run_case(const struct case_def *def, const struct run_target *target, uint64_t run_seed,
-                     int report_fd)
+                     uint64_t budget_ms, int report_fd)
 {
     struct case_ctx ctx;
     case_ctx_init(&ctx, def, target, run_seed, report_fd);
+    ctx.deadline_ms = case_now_ms() + budget_ms;
     case_ctx_emit(&ctx, &(struct worker_event){.kind = WEV_START});
     char why[1200];
     if (workspace_create(&ctx, ctx.dir, why, sizeof why) != 0)

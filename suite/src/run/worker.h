@@ -11,10 +11,11 @@
 #include "case_api.h"
 #include "run_target.h"
 
-/* Runs def in this (forked) process and exits; never returns. */
+/* Runs def in this (forked) process and exits; never returns. budget_ms is
+ * how long the runner waits for the case (case_time_left_ms). */
 __attribute__((noreturn)) void worker_run_case(const struct case_def *def,
                                                const struct run_target *target, uint64_t run_seed,
-                                               int report_fd);
+                                               uint64_t budget_ms, int report_fd);
 
 /* Cleanup for one case directory (relative to the root): SIGKILL through
  * SendSignal to each tracked process, then workspace_remove() (Execute

@@ -17,8 +17,10 @@
 #include <unistd.h>
 
 #include "confine.h"
+#include "die_with_parent.h"
 #include "fs_util.h"
 #include "rest_client.h"
+#include "runtime_guard.h"
 
 /* Names cover the three metadata situations the contract distinguishes:
  * served (prefixed, no marker), hidden by a credential marker in any letter
@@ -324,6 +326,7 @@ static int start_once(const struct launch_opts *o, struct launched_runtime *rt, 
     }
     dprintf(logfd, "--- %s\n", rt->command_line ? rt->command_line : "");
     rt->started_at = mono_seconds();
+    pid_t suite = getpid();
     pid_t pid = fork();
     if (pid < 0) {
         snprintf(err, err_len, "fork: %s", strerror(errno));
@@ -331,6 +334,10 @@ static int start_once(const struct launch_opts *o, struct launched_runtime *rt, 
         return -1;
     }
     if (pid == 0) {
+        /* The runtime dies with the suite, even a suite killed by SIGKILL
+         * (the death signal survives the exec below, and the namespace
+         * confine_enter unshares). */
+        if (!die_with_parent(suite, SIGKILL)) _exit(125);
         if (o->own_process_group) setpgid(0, 0);
         int devnull = open("/dev/null", O_RDONLY);
         if (devnull >= 0) dup2(devnull, 0);
@@ -351,8 +358,11 @@ static int start_once(const struct launch_opts *o, struct launched_runtime *rt, 
         _exit(127);
     }
     close(logfd);
+    if (o->own_process_group) setpgid(pid, pid); /* also here: the guard's kill must not miss */
     rt->pid = pid;
     rt->exited = false;
+    runtime_guard_stop(rt->guard);
+    rt->guard = runtime_guard_start(pid, o->own_process_group, rt->dir);
 
     unsigned limit = o->health_timeout_ms ? o->health_timeout_ms : 20000;
     double deadline = rt->started_at + limit / 1000.0;
@@ -476,6 +486,8 @@ void launcher_release(struct launched_runtime *rt)
         kill(rt->pid, SIGKILL);
         launcher_wait(rt, 5000);
     }
+    runtime_guard_stop(rt->guard);
+    rt->guard = 0;
     if (rt->dir) fs_remove_tree(rt->dir);
     for (char **a = rt->argv; a && *a; a++)
         free(*a);

@@ -23,6 +23,7 @@ struct launch_opts {
 
 struct launched_runtime {
     pid_t pid;
+    pid_t guard; /* runtime_guard.h: kills it and removes dir if the suite dies */
     int grpc_port, rest_port;
     char grpc_addr[64], rest_addr[64];
     char *root;         /* absolute */

@@ -3,6 +3,7 @@
 #include "runner_probe.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 
 #include "case_context.h"
 #include "child_answer.h"
+#include "die_with_parent.h"
 #include "process_client.h"
 #include "rest_client.h"
 
@@ -68,8 +70,10 @@ void runner_probe_runtime(const struct run_target *t, struct runtime_identity *r
     int p[2];
     if (pipe2(p, O_CLOEXEC) != 0) return;
     fflush(NULL);
+    pid_t runner = getpid();
     pid_t pid = fork();
     if (pid == 0) {
+        if (!die_with_parent(runner, SIGKILL)) _exit(1);
         setpgid(0, 0);
         close(p[0]);
         struct case_ctx ctx;
