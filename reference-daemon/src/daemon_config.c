@@ -36,6 +36,9 @@ static const char usage[] =
     "                              (default: a sixteenth of the total)\n"
     "  --grpc-max-connections N    gRPC connections served at once; more are closed\n"
     "                              at once (default 1024)\n"
+    "  --grpc-max-connections-per-client N\n"
+    "                              gRPC connections from one client address\n"
+    "                              (default: a quarter of the total)\n"
     "  --grpc-handshake-timeout D  an HTTP/2 client must have sent its preface and\n"
     "                              SETTINGS this long after connecting (default 10s)\n"
     "  --grpc-idle-timeout D       a gRPC connection without an open stream this long\n"
@@ -231,6 +234,8 @@ int daemon_config_parse(struct daemon_config *cfg, int argc, char **argv)
             bad = parse_count(value, &cfg->http_max_per_client);
         else if (strcmp(name, "--grpc-max-connections") == 0)
             bad = parse_count(value, &cfg->grpc_max_connections);
+        else if (strcmp(name, "--grpc-max-connections-per-client") == 0)
+            bad = parse_count(value, &cfg->grpc_max_per_client);
         else if (strcmp(name, "--grpc-handshake-timeout") == 0)
             bad = parse_timeout(value, &cfg->grpc_handshake_timeout_ms);
         else if (strcmp(name, "--grpc-idle-timeout") == 0)

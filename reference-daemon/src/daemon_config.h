@@ -18,6 +18,7 @@ struct daemon_config {
     unsigned http_max_connections;   /* --http-max-connections; 0: from the fd limit */
     unsigned http_max_per_client;    /* --http-max-connections-per-client; 0: total/16 */
     unsigned grpc_max_connections;   /* --grpc-max-connections, default 1024 (extension) */
+    unsigned grpc_max_per_client;    /* --grpc-max-connections-per-client; 0: a quarter */
     uint64_t grpc_handshake_timeout_ms; /* --grpc-handshake-timeout, default 10s (extension) */
     uint64_t grpc_idle_timeout_ms;      /* --grpc-idle-timeout, default 5m (extension) */
     uint64_t grpc_request_timeout_ms;   /* --grpc-request-timeout, default 60s (extension) */
