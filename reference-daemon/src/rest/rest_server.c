@@ -67,6 +67,7 @@ struct served_request {
     struct rest_request rq; /* first: handlers and behaviours see only this */
     struct request_offload offload;
     const char *url, *method; /* libmicrohttpd's, valid for the request */
+    bool held;                /* request_begins suspended it: its headers call comes again */
 };
 
 /* The path and query are taken raw: this server decodes them itself,
@@ -155,6 +156,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         enum request_offload_outcome oc = request_offload_collect(&s->offload, c, &collected);
         if (oc == OFFLOAD_ANSWERED || (oc == OFFLOAD_COLLECTED && collected == MHD_NO))
             return collected;
+        if (s->held) {
+            s->held = false;
+            if (strcmp(method, MHD_HTTP_METHOD_PUT) != 0) return MHD_YES;
+        }
     } else {
         s = calloc(1, sizeof(*s));
         if (!s) return MHD_NO;
@@ -173,7 +178,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
             rq->responded = true;
             return refused;
         }
-        rest_behaviour->request_begins(rq);
+        if (rest_behaviour->request_begins(rq, c)) {
+            s->held = true;
+            return MHD_YES;
+        }
         /* Answering before the request is complete makes the server close
          * the connection afterwards; only a PUT acts on its headers alone
          * (validation and the temporary file come before the body). */
@@ -378,6 +386,7 @@ void rest_server_stop(struct rest_server *srv)
     /* Every call on the pool ends and resumes its connection first:
      * libmicrohttpd refuses to stop with connections suspended. */
     blocking_pool_stop(srv->pool);
+    rest_behaviour->server_stops();
     MHD_stop_daemon(srv->mhd);
     header_deadline_stop(srv->deadline); /* after the connections' CLOSED notices */
     close(srv->listen_fd);
