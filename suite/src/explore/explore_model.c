@@ -772,7 +772,8 @@ static int step_exec(struct xmodel *m, const struct xop *op, const struct xans *
             mark_unknown(m, op->path);
             return 0;
         }
-        if (r.r == R_ABSENT || r.r == R_NOPARENT || (r.r == R_FOUND && r.node->type == XN_DIR)) {
+        if (!r.dangling_last &&
+            (r.r == R_ABSENT || r.r == R_NOPARENT || (r.r == R_FOUND && r.node->type == XN_DIR))) {
             if (expect_exec(a, f, "P1", 0, NULL, 0, "mkdir -p of a creatable path")) return 1;
             if (r.r != R_FOUND) {
                 make_parents(m, r.path);
@@ -1059,6 +1060,15 @@ int xmodel_step(struct xmodel *m, const struct xop *op, const struct xans *a, st
         /* S8: NUL answers 400; which error wins beside another is not fixed. */
         return expect_status(a, f, "S8", &(struct allowed){.any4xx = true},
                              "a 4xx Error (400) for a path holding %00");
+    }
+    if (rest && strchr(op->path, '\\') && a->status >= 400 && a->status < 500) {
+        /* S8: a backslash may be taken literally or refused with a 4xx Error. */
+        if (op->kind == XOP_PUT) {
+            struct resolved r;
+            resolve(m, op->path, true, &r);
+            if (r.r == R_NOPARENT) mark_missing_parent(m, r.path);
+        }
+        return check_error_body(a, f);
     }
     switch (op->kind) {
     case XOP_PUT:

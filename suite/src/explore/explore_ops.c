@@ -267,9 +267,12 @@ static struct xproc *proc_slot(struct xrt *rt, int slot)
     return &rt->procs[slot];
 }
 
+/* Runs of output events are one letter: the order is what P7 fixes, not
+ * how the output is cut into events. */
 static void add_event(struct xans *a, char c)
 {
     size_t n = strlen(a->events);
+    if (n && (c == 'O' || c == 'E') && a->events[n - 1] == c) return;
     if (n + 2 < sizeof a->events) {
         a->events[n] = c;
         a->events[n + 1] = '\0';
