@@ -36,10 +36,13 @@ LAUNCH = ("{daemon} {faults}--listen-host 127.0.0.1 --grpc-port {{grpc_port}} "
 # operations can show (a wrong answer, a wrong stored state, a wrong event).
 POWER_SAMPLE = [
     ("put-umask", "F3"), ("put-no-parents", "F2"), ("delete-nonempty-ok", "F10"),
-    ("plus-as-space", None), ("list-unsorted", "F8"), ("nul-truncate", "S8"),
+    ("error-wrong-code", "F13"), ("list-unsorted", "F8"), ("nul-truncate", "S8"),
     ("put-leave-temp", "F6"), ("stdin-unknown-ok", "P12"), ("signal-exit-zero", "P13"),
     ("metadata-no-markers", "M4"),
 ]
+
+
+RACE_SAMPLE = [("put-in-place", "C1")]
 
 
 def launch(daemon, faults="", args=""):
@@ -104,6 +107,10 @@ def mode_clean(a, tmp):
         proc, doc, _ = explore(a, ["--launch-bundled", a.daemon, "--seed", seed,
                                    "--duration", f"{a.seconds}s"], tmp, "clean-" + seed)
         ok &= no_finding(f"clean daemon, seed {seed}", proc, doc)
+    for seed in a.jobs_seeds.split(",") if a.jobs_seeds else []:
+        proc, doc, _ = explore(a, ["--launch-bundled", a.daemon, "--seed", seed, "--jobs",
+                                   str(a.jobs), "--duration", f"{a.seconds}s"], tmp, "jobs-" + seed)
+        ok &= no_finding(f"clean daemon, seed {seed}, {a.jobs} concurrent jobs", proc, doc)
     return ok
 
 
@@ -113,7 +120,7 @@ def mode_variants(a, tmp, against):
     for name, members in sets.items():
         cmd = variant_launch(a, members, variants)
         target = (["--launch-bundled", a.daemon, "--against-launch", cmd] if against
-                  else ["--launch", cmd])
+                  else ["--launch", cmd, "--jobs", str(a.jobs)])
         proc, doc, _ = explore(a, target + ["--seed", a.seeds.split(",")[0],
                                             "--duration", f"{a.seconds}s"], tmp, "v-" + name)
         ok &= no_finding(f"{'clean against ' if against else ''}variant set {name}", proc, doc)
@@ -146,7 +153,22 @@ def mode_power(a, tmp):
         if not good:
             print(proc.stdout)
         ok &= good
-    print(f"power sample: {len(POWER_SAMPLE)} faults in {time.time() - t0:.0f} s")
+    # A race: writes in place tear concurrent reads. Found by concurrent
+    # jobs' register check; a timing-dependent history is not shrunk.
+    for fault, want in RACE_SAMPLE:
+        proc, doc, _ = explore(a, ["--launch", launch(a.faulty, fault), "--seed", "3",
+                                   "--jobs", "3", "--duration", f"{a.bound}s"], tmp, "r-" + fault)
+        f = doc["findings"][0] if doc and doc["findings"] else None
+        good = proc.returncode == 1 and f and f["clause"] == want and doc["seconds"] <= a.bound
+        print(f"{fault}: {f['clause'] if f else 'NOT FOUND'} with 3 concurrent jobs after "
+              f"{doc['operations'] if doc else '-'} operations "
+              f"({doc['seconds'] if doc else 0:.1f} s){'' if good else '  <- FAILS the proof'}",
+              flush=True)
+        if not good:
+            print(proc.stdout)
+        ok &= bool(good)
+    print(f"power sample: {len(POWER_SAMPLE) + len(RACE_SAMPLE)} faults in "
+          f"{time.time() - t0:.0f} s")
     return ok
 
 
@@ -204,6 +226,8 @@ def main():
     ap.add_argument("--faulty", required=True)
     ap.add_argument("--seeds", default="1,2,3")
     ap.add_argument("--seconds", type=float, default=8)
+    ap.add_argument("--jobs-seeds", default="")
+    ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--bound", type=float, default=60)
     ap.add_argument("--fault", default="put-umask")
     ap.add_argument("--clauses", default="FSCPM")

@@ -18,6 +18,7 @@
 #include "explore_history.h"
 #include "explore_model.h"
 #include "explore_op.h"
+#include "explore_registers.h"
 #include "explore_shrink.h"
 #include "sbx_grpc_status.h"
 
@@ -367,6 +368,65 @@ static void shrinker_respects_its_bound(void **state)
     free(ops);
 }
 
+/* ---- register histories (--jobs) ---------------------------------------------------- */
+
+static void add(struct xreg_history *h, bool write, uint64_t v, double t0, double t1)
+{
+    struct xreg_event e = {
+        .reg = 0, .write = write, .version = v, .status = write ? 204 : 200, .t0 = t0, .t1 = t1};
+    xreg_record(h, &e);
+}
+
+static const char *check(struct xreg_history *h, uint64_t final)
+{
+    static char clause[24];
+    char *exp = NULL, *obs = NULL;
+    uint64_t fin[XREG_COUNT] = {final, 0};
+    bool known[XREG_COUNT] = {final != 0, false};
+    int rc = xreg_check(h, fin, known, clause, &exp, &obs);
+    free(exp);
+    free(obs);
+    return rc ? clause : "";
+}
+
+static void registers_linearizable(void **state)
+{
+    (void)state;
+    struct xreg_history h;
+    xreg_init(&h);
+    add(&h, true, 1, 0, 1);
+    add(&h, false, 1, 2, 3); /* after v1 completed */
+    add(&h, true, 2, 4, 8);
+    add(&h, false, 1, 5, 6); /* v2 still in flight: old value allowed */
+    add(&h, false, 2, 5, 6); /* ... and the new one */
+    assert_string_equal(check(&h, 2), "");
+    assert_string_equal(check(&h, 1), "C2"); /* v1 was overwritten by v2 */
+    add(&h, false, 1, 9, 10);                /* v2 completed before this read began */
+    assert_string_equal(check(&h, 2), "C1");
+    xreg_free(&h);
+    xreg_init(&h);
+    add(&h, true, 3, 0, 1);
+    add(&h, false, XREG_TORN, 0.5, 0.7);
+    assert_string_equal(check(&h, 3), "C1");
+    xreg_free(&h);
+    xreg_init(&h);
+    add(&h, false, 4, 0, 1); /* a version nobody wrote */
+    assert_string_equal(check(&h, 0), "C1");
+    xreg_free(&h);
+}
+
+static void registers_identify_versions(void **state)
+{
+    (void)state;
+    size_t len = 0;
+    uint8_t *b = xreg_body(77, &len);
+    assert_true(xreg_identify(b, len) == 77);
+    b[len / 2] ^= 1;
+    assert_true(xreg_identify(b, len) == XREG_TORN);
+    assert_true(xreg_identify(b, len - 1) == XREG_TORN);
+    free(b);
+}
+
 /* ---- replay files -------------------------------------------------------------------- */
 
 static void replay_round_trip(void **state)
@@ -443,6 +503,8 @@ int main(void)
         cmocka_unit_test(model_processes),
         cmocka_unit_test(shrinker_finds_the_minimal_pair),
         cmocka_unit_test(shrinker_respects_its_bound),
+        cmocka_unit_test(registers_linearizable),
+        cmocka_unit_test(registers_identify_versions),
         cmocka_unit_test(replay_round_trip),
         cmocka_unit_test(replay_refuses_bad_files),
     };

@@ -16,6 +16,7 @@
 #include "explore_case_draft.h"
 #include "explore_gen.h"
 #include "explore_history.h"
+#include "explore_jobs.h"
 #include "explore_model.h"
 #include "explore_ops.h"
 #include "explore_opts.h"
@@ -254,6 +255,94 @@ static void remove_run_dir(struct explore *e)
     }
 }
 
+static void register_finding(struct explore *e, uint64_t seed, char *clause, char *expected,
+                             char *observed)
+{
+    struct xreport_finding *grown =
+        realloc(e->rep.findings, (e->rep.n_findings + 1) * sizeof *grown);
+    if (!grown) return;
+    e->rep.findings = grown;
+    struct xreport_finding *f = &grown[e->rep.n_findings++];
+    memset(f, 0, sizeof *f);
+    snprintf(f->clause, sizeof f->clause, "%s", clause);
+    f->expected = expected;
+    f->observed = observed;
+    f->failing_op = text_fmt("concurrent PUTs and GETs of shared files (%u jobs); not shrunk: "
+                             "the history depends on timing",
+                             e->o->jobs);
+    f->seq_seed = seed;
+}
+
+/* One round of concurrent jobs: their own findings are shrunk as sequences
+ * (run alone), the register history is checked as a whole. */
+static int run_jobs(struct explore *e, uint64_t seq_seed, unsigned round)
+{
+    const struct explore_opts *o = e->o;
+    struct xjob *jobs = calloc(o->jobs, sizeof *jobs);
+    struct xreg_history h;
+    if (!jobs) return 4;
+    xreg_init(&h);
+    char base[120];
+    snprintf(base, sizeof base, "%s/r%u", e->run_dir, e->run_counter++);
+    for (unsigned j = 0; j < o->jobs; j++) {
+        jobs[j].index = (int)j;
+        jobs[j].seed = j == 0 ? seq_seed : xrng_mix(seq_seed ^ (0x9E3779B97F4A7C15ull * j));
+        jobs[j].ops = xgen_sequence(jobs[j].seed, o->ops);
+        jobs[j].n = jobs[j].ops ? o->ops : 0;
+        jobs[j].grpc = e->t[0].grpc;
+        jobs[j].rest = e->t[0].rest;
+        jobs[j].history = &h;
+        snprintf(jobs[j].ws, sizeof jobs[j].ws, "%s/j%u", base, j);
+        snprintf(jobs[j].shared, sizeof jobs[j].shared, "%s/shared", base);
+    }
+    double s0 = now_s();
+    xjobs_run(jobs, o->jobs);
+    e->rep.seconds += now_s() - s0;
+    uint64_t final[XREG_COUNT];
+    bool known[XREG_COUNT];
+    xjobs_read_final(e->t[0].grpc, e->t[0].rest, jobs[0].shared, final, known);
+    int rc = 0;
+    size_t found_in = o->jobs;
+    for (unsigned j = 0; j < o->jobs; j++) {
+        e->rep.sequences++;
+        e->rep.ops_run += jobs[j].ops_run + jobs[j].contended;
+        e->rep.contended += jobs[j].contended;
+        xcov_merge(&e->rep.cov, &jobs[j].cov);
+        if (jobs[j].setup_failed) {
+            fprintf(stderr, "sandboxd-conformance explore: cannot create the workspace: %s\n",
+                    jobs[j].why);
+            rc = 3;
+        }
+        if (jobs[j].found && found_in == o->jobs) found_in = j;
+    }
+    if (!o->quiet)
+        fprintf(stderr, "explore: round %u (seed %" PRIu64 "): %u jobs, %zu contended operations\n",
+                round + 1, seq_seed, o->jobs, h.n);
+    char clause[24];
+    char *expected = NULL, *observed = NULL;
+    if (rc == 0 && xreg_check(&h, final, known, clause, &expected, &observed))
+        register_finding(e, seq_seed, clause, expected, observed);
+    if (rc == 0 && found_in < o->jobs) {
+        struct xjob *j = &jobs[found_in];
+        struct seq_result r;
+        memset(&r, 0, sizeof r);
+        r.found = true;
+        r.at = j->at;
+        r.f = j->f;
+        memset(&j->f, 0, sizeof j->f);
+        r.last = j->last;
+        record_finding(e, j->ops, &r, j->seed);
+        seq_result_free(&r);
+    }
+    for (unsigned j = 0; j < o->jobs; j++) {
+        xfinding_free(&jobs[j].f);
+        free((void *)jobs[j].ops);
+    }
+    free(jobs);
+    xreg_free(&h);
+    return rc;
+}
+
 static int explore_run(struct explore *e, struct xop *replay, size_t n_replay)
 {
     const struct explore_opts *o = e->o;
@@ -261,6 +350,12 @@ static int explore_run(struct explore *e, struct xop *replay, size_t n_replay)
     double deadline = t0 + o->duration;
     for (unsigned i = 0;; i++) {
         uint64_t seq_seed = i == 0 ? o->seed : xrng_mix(o->seed + i);
+        if (o->jobs > 1) {
+            int rc = run_jobs(e, seq_seed, i);
+            if (rc) return rc;
+            if (e->rep.n_findings || o->duration <= 0 || now_s() >= deadline) break;
+            continue;
+        }
         size_t n = replay ? n_replay : o->ops;
         struct xop *ops = replay ? replay : xgen_sequence(seq_seed, n);
         if (!ops) return 4;
@@ -315,6 +410,7 @@ int explore_main(int argc, char **argv)
     e.o = &o;
     e.sides = o.against ? 2 : 1;
     e.rep.seed = o.seed;
+    e.rep.jobs = o.jobs;
     printf("explore: seed %" PRIu64 "%s%s\n", o.seed, o.replay_path ? ", replaying " : "",
            o.replay_path ? o.replay_path : "");
     fflush(stdout);

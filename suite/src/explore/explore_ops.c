@@ -374,6 +374,7 @@ static int64_t slot_id(struct xrt *rt, int slot)
 {
     struct xproc *p = slot >= 0 && (size_t)slot < rt->n_procs ? &rt->procs[slot] : NULL;
     if (!p || (!p->live && !p->ended)) return XRT_UNKNOWN_ID;
+    if (p->ended && rt->ids_shared) return -1;
     if (p->ended)
         for (size_t i = 0; i < rt->n_procs; i++)
             if (rt->procs[i].live && rt->procs[i].pid == p->pid) return -1;
@@ -385,7 +386,9 @@ static void exec_control(struct xrt *rt, const struct xop *op, struct xans *a)
     int64_t id = slot_id(rt, op->slot);
     if (id == -1) {
         a->skipped = true;
-        snprintf(a->why, sizeof a->why, "the ended process's id belongs to a live one now");
+        snprintf(a->why, sizeof a->why, "%s",
+                 rt->ids_shared ? "an ended process's id may belong to another job's process"
+                                : "the ended process's id belongs to a live one now");
         return;
     }
     int32_t pid = (int32_t)id;

@@ -27,6 +27,9 @@ struct xrt {
     char ws[200]; /* the workspace, relative to the root */
     struct xproc *procs;
     size_t n_procs;
+    /* Other connections start processes too (--jobs): an ended process's id
+     * may belong to another job's live one, so it is never sent again. */
+    bool ids_shared;
 };
 
 /* Connects a context to grpc/rest (no I/O yet). */

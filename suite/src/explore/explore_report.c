@@ -40,6 +40,22 @@ void xcov_add(struct xcoverage *c, const struct xop *op, const struct xans *a)
     }
 }
 
+void xcov_merge(struct xcoverage *dst, const struct xcoverage *src)
+{
+    for (int k = 0; k < XOP__COUNT; k++)
+        for (size_t i = 0; i < XCOV_OUTCOMES && src->cells[k][i].outcome[0]; i++) {
+            struct xcov_cell *row = dst->cells[k];
+            for (size_t j = 0; j < XCOV_OUTCOMES; j++) {
+                if (!row[j].outcome[0])
+                    snprintf(row[j].outcome, sizeof row[j].outcome, "%s", src->cells[k][i].outcome);
+                if (strcmp(row[j].outcome, src->cells[k][i].outcome) == 0) {
+                    row[j].count += src->cells[k][i].count;
+                    break;
+                }
+            }
+        }
+}
+
 void xreport_free(struct xreport *r)
 {
     for (size_t i = 0; i < r->n_findings; i++) {
@@ -63,6 +79,9 @@ void xreport_console(FILE *out, const struct xreport *r)
             r->seed, r->sequences, r->sequences == 1 ? "" : "s", r->ops_run, r->seconds,
             r->seconds > 0 ? (double)r->ops_run / r->seconds : 0.0);
     fprintf(out, "runtime: %s\n", r->target_a);
+    if (r->jobs > 1)
+        fprintf(out, "concurrent jobs: %u, with %zu contended PUTs and GETs of shared files\n",
+                r->jobs, r->contended);
     if (r->target_b[0]) {
         fprintf(out, "against: %s\n", r->target_b);
         fprintf(out, "answers that differ where the contract leaves them open: %u\n",
@@ -83,10 +102,15 @@ void xreport_console(FILE *out, const struct xreport *r)
     }
     for (size_t i = 0; i < r->n_findings; i++) {
         const struct xreport_finding *f = &r->findings[i];
-        fprintf(out,
-                "\nFINDING %zu: clause %s%s%s (sequence seed %" PRIu64 ", operation %zu of %zu)\n",
-                i + 1, f->clause, f->side ? ", deviating side: " : "", f->side ? f->side : "",
-                f->seq_seed, f->op_index + 1, f->original_len);
+        if (f->original_len)
+            fprintf(out,
+                    "\nFINDING %zu: clause %s%s%s (sequence seed %" PRIu64 ", operation %zu of "
+                    "%zu)\n",
+                    i + 1, f->clause, f->side ? ", deviating side: " : "", f->side ? f->side : "",
+                    f->seq_seed, f->op_index + 1, f->original_len);
+        else
+            fprintf(out, "\nFINDING %zu: clause %s (round seed %" PRIu64 ")\n", i + 1, f->clause,
+                    f->seq_seed);
         fprintf(out, "  operation: %s\n  expected:  %s\n  observed:  %s\n", f->failing_op,
                 f->expected, f->observed);
         if (f->observed_b) fprintf(out, "  other:     %s\n", f->observed_b);
@@ -145,6 +169,8 @@ int xreport_json(const char *path, const struct xreport *r, char *err, size_t er
                         json_real(r->seconds > 0 ? (double)r->ops_run / r->seconds : 0));
     json_object_set_new(doc, "shrink_seconds", json_real(r->shrink_seconds));
     json_object_set_new(doc, "open_disagreements", json_integer(r->open_disagreements));
+    json_object_set_new(doc, "jobs", json_integer(r->jobs));
+    json_object_set_new(doc, "contended_operations", json_integer((json_int_t)r->contended));
     json_t *cov = json_object();
     for (int k = 0; k < XOP__COUNT; k++) {
         const struct xcov_cell *row = r->cov.cells[k];

@@ -26,6 +26,9 @@ struct xcoverage {
 /* Counts a's outcome for op's kind. */
 void xcov_add(struct xcoverage *c, const struct xop *op, const struct xans *a);
 
+/* Adds src's counts to dst. */
+void xcov_merge(struct xcoverage *dst, const struct xcoverage *src);
+
 struct xreport_finding {
     char clause[24];
     char *expected;
@@ -52,6 +55,8 @@ struct xreport {
     double seconds; /* running sequences, shrinking excluded */
     double shrink_seconds;
     unsigned open_disagreements; /* differential: answers that differ where the contract is open */
+    unsigned jobs;               /* concurrent jobs (1 = sequential) */
+    size_t contended;            /* contended operations on shared files (--jobs) */
     struct xcoverage cov;
     struct xreport_finding *findings;
     size_t n_findings;
