@@ -194,7 +194,11 @@ static void resolve_depth(struct xmodel *m, const char *path, bool follow_last, 
         size_t clen = slash ? (size_t)(slash - p) : strlen(p);
         bool last = !slash || !slash[1];
         char cand[XOP_PATH_MAX * 2];
-        snprintf(cand, sizeof cand, "%s%s%.*s", cur, cur[0] ? "/" : "", (int)clen, p);
+        if (snprintf(cand, sizeof cand, "%s%s%.*s", cur, cur[0] ? "/" : "", (int)clen, p) >=
+            (int)sizeof cand) {
+            out->r = R_LOOP; /* longer than any path explore makes */
+            return;
+        }
         struct xnode *n = find(m, cand);
         if (n && n->type == XN_LINK && (!last || follow_last)) {
             struct resolved sub;
@@ -365,6 +369,7 @@ static int step_put(struct xmodel *m, const struct xop *op, const struct xans *a
         (op->trailing_slash && r.r == R_FOUND && r.node->type != XN_DIR) ||
         (op->trailing_slash && r.r != R_FOUND)) {
         /* Not fixed (a trailing slash after a file name), or not known. */
+        if (success && r.r == R_NOPARENT) mark_missing_parent(m, r.path);
         if (success) {
             mark_unknown(m, op->path);
             if (r.dangling_last) mark_unknown(m, r.path);
