@@ -88,9 +88,8 @@ static void *job_main(void *arg)
         if (bad) {
             j->found = true;
             j->at = k;
-            j->last.status = a.status;
-            j->last.gcode = a.gcode;
-            j->last.exit_code = a.exit_code;
+            j->last = a; /* taken over */
+            memset(&a, 0, sizeof a);
         }
         xans_free(&a);
         if (bad) break;

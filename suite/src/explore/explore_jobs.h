@@ -28,7 +28,7 @@ struct xjob {
     bool found;
     size_t at;
     struct xfinding f;
-    struct xans last; /* status, code and exit of the deviating answer */
+    struct xans last; /* the deviating answer (xans_free it) */
     size_t ops_run, contended;
     bool setup_failed;
     char why[600];

@@ -44,7 +44,7 @@ struct seq_result {
     struct xfinding f;
     const char *side;
     char *observed_other;
-    struct xans last; /* the deviating answer's status, code and exit (for the draft) */
+    struct xans last; /* the deviating answer (for the case draft) */
     size_t ops_run;
     unsigned open_disagreements;
     bool setup_failed;
@@ -54,6 +54,7 @@ struct seq_result {
 static void seq_result_free(struct seq_result *r)
 {
     xfinding_free(&r->f);
+    xans_free(&r->last);
     free(r->observed_other);
     memset(r, 0, sizeof *r);
 }
@@ -113,9 +114,8 @@ static void run_ops(struct explore *e, const struct xop *ops, size_t n, bool cou
                 res->side = bad[0] && bad[1] ? "both" : bad[0] ? "A" : "B";
                 res->observed_other = xans_render(&a[1 - dev]);
             }
-            res->last.status = a[dev].status;
-            res->last.gcode = a[dev].gcode;
-            res->last.exit_code = a[dev].exit_code;
+            res->last = a[dev]; /* taken over: not freed below */
+            memset(&a[dev], 0, sizeof a[dev]);
         }
         for (size_t i = 0; i < e->sides; i++) {
             xfinding_free(&f[i]);
@@ -187,7 +187,9 @@ static void record_finding(struct explore *e, const struct xop *ops, struct seq_
     f->minimal = malloc(f->n_minimal * sizeof *f->minimal);
     if (!f->minimal) return;
     memcpy(f->minimal, ops, f->n_minimal * sizeof *ops);
-    struct xans last = r->last;
+    struct seq_result again;
+    memset(&again, 0, sizeof again);
+    const struct xans *last = &r->last;
     if (o->shrink) {
         if (!o->quiet)
             fprintf(stderr, "explore: %s finding at operation %zu; shrinking...\n", f->clause,
@@ -199,14 +201,23 @@ static void record_finding(struct explore *e, const struct xop *ops, struct seq_
         f->shrunk = true;
         e->rep.shrink_seconds += f->shrink.seconds;
         /* Confirm: the minimal sequence, run once more, fails the same way. */
-        struct seq_result again;
         run_ops(e, f->minimal, f->n_minimal, false, &again);
         f->confirmed = again.found && strcmp(again.f.clause, f->clause) == 0;
-        if (again.found) last = again.last;
-        seq_result_free(&again);
+        if (f->confirmed) {
+            /* What the minimal sequence shows, in its own names. */
+            free(f->expected);
+            free(f->observed);
+            free(f->failing_op);
+            f->expected = again.f.expected;
+            f->observed = again.f.observed;
+            again.f.expected = again.f.observed = NULL;
+            f->failing_op = xop_render(&f->minimal[again.at]);
+            last = &again.last;
+        }
     }
     f->replay_text = xhist_dump(f->minimal, f->n_minimal, seq_seed, f->clause);
-    f->case_draft = xcase_draft(f->minimal, f->n_minimal, seq_seed, f->clause, f->expected, &last);
+    f->case_draft = xcase_draft(f->minimal, f->n_minimal, seq_seed, f->clause, f->expected, last);
+    seq_result_free(&again);
     if (o->save_dir && f->replay_text && f->case_draft) {
         char name[96];
         mkdir(o->save_dir, 0755);
@@ -331,11 +342,13 @@ static int run_jobs(struct explore *e, uint64_t seq_seed, unsigned round)
         r.f = j->f;
         memset(&j->f, 0, sizeof j->f);
         r.last = j->last;
+        memset(&j->last, 0, sizeof j->last);
         record_finding(e, j->ops, &r, j->seed);
         seq_result_free(&r);
     }
     for (unsigned j = 0; j < o->jobs; j++) {
         xfinding_free(&jobs[j].f);
+        xans_free(&jobs[j].last);
         free((void *)jobs[j].ops);
     }
     free(jobs);
