@@ -136,13 +136,16 @@ struct pred_ctx {
     struct explore *e;
     char clause[24];
     const char *side;
+    bool runtime_lost; /* a run could not even create its workspace */
 };
 
 static int still_fails(const struct xop *ops, size_t n, void *ud)
 {
     struct pred_ctx *p = ud;
+    if (p->runtime_lost) return 0; /* nothing to learn from a runtime that is gone */
     struct seq_result r;
     run_ops(p->e, ops, n, false, &r);
+    if (r.setup_failed) p->runtime_lost = true;
     int fails = r.found && strcmp(r.f.clause, p->clause) == 0 &&
                 (!p->side || (r.side && strcmp(r.side, p->side) == 0));
     seq_result_free(&r);
@@ -199,6 +202,7 @@ static void record_finding(struct explore *e, const struct xop *ops, struct seq_
         xshrink(f->minimal, &f->n_minimal, still_fails, &p, o->shrink_runs, o->shrink_seconds,
                 &f->shrink);
         f->shrunk = true;
+        f->runtime_lost = p.runtime_lost;
         e->rep.shrink_seconds += f->shrink.seconds;
         /* Confirm: the minimal sequence, run once more, fails the same way. */
         run_ops(e, f->minimal, f->n_minimal, false, &again);

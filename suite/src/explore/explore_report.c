@@ -114,10 +114,14 @@ void xreport_console(FILE *out, const struct xreport *r)
         fprintf(out, "  operation: %s\n  expected:  %s\n  observed:  %s\n", f->failing_op,
                 f->expected, f->observed);
         if (f->observed_b) fprintf(out, "  other:     %s\n", f->observed_b);
-        if (f->minimal && !f->shrunk)
+        if (f->minimal && (!f->shrunk || f->runtime_lost))
             fprintf(out, "  reproduction: the first %zu operations of the sequence (not shrunk)\n",
                     f->n_minimal);
-        if (f->minimal && f->shrunk) {
+        if (f->runtime_lost)
+            fputs("  the runtime stopped answering while the sequence was shrunk (it may have "
+                  "crashed): the reproduction below is the sequence as far as it went\n",
+                  out);
+        if (f->minimal && f->shrunk && !f->runtime_lost) {
             fprintf(out, "  minimal reproduction (%zu operation%s%s, %u runs, %.1f s%s):\n",
                     f->n_minimal, f->n_minimal == 1 ? "" : "s",
                     f->confirmed ? ", confirmed by a re-run" : ", NOT confirmed by a re-run",
@@ -199,6 +203,7 @@ int xreport_json(const char *path, const struct xreport *r, char *err, size_t er
             json_object_set_new(o, "minimal", ops_json(f->minimal, f->n_minimal));
             json_object_set_new(o, "minimal_length", json_integer((json_int_t)f->n_minimal));
             json_object_set_new(o, "confirmed", json_boolean(f->confirmed));
+            json_object_set_new(o, "runtime_lost", json_boolean(f->runtime_lost));
             json_object_set_new(o, "shrink_runs", json_integer(f->shrink.runs));
             json_object_set_new(o, "shrink_seconds", json_real(f->shrink.seconds));
             json_t *replay = f->replay_text ? json_loads(f->replay_text, 0, NULL) : NULL;

@@ -41,6 +41,7 @@ struct xreport_finding {
     struct xop *minimal;
     size_t n_minimal;
     bool shrunk, confirmed;
+    bool runtime_lost; /* the runtime stopped answering while shrinking */
     struct xshrink_stats shrink;
     char *replay_text;
     char *case_draft;
