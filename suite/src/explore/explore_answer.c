@@ -17,6 +17,13 @@ void xans_free(struct xans *a)
     memset(a, 0, sizeof *a);
 }
 
+void xans_withhold_body(struct xans *a)
+{
+    free(a->body);
+    a->body = NULL;
+    a->body_len = 0;
+}
+
 char *xans_render(const struct xans *a)
 {
     struct sbuf b = {0};

@@ -38,6 +38,8 @@ struct xans {
 };
 
 void xans_free(struct xans *a);
+/* Drops the body (metadata answers may hold secrets: never in a report). */
+void xans_withhold_body(struct xans *a);
 /* Short rendering for reports, malloc'd. */
 char *xans_render(const struct xans *a);
 

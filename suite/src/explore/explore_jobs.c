@@ -90,6 +90,7 @@ static void *job_main(void *arg)
             j->at = k;
             j->last = a; /* taken over */
             memset(&a, 0, sizeof a);
+            if (j->ops[k].kind == XOP_METADATA) xans_withhold_body(&j->last);
         }
         xans_free(&a);
         if (bad) break;

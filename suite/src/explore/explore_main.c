@@ -112,10 +112,12 @@ static void run_ops(struct explore *e, const struct xop *ops, size_t n, bool cou
             memset(&f[dev], 0, sizeof f[dev]);
             if (e->sides == 2) {
                 res->side = bad[0] && bad[1] ? "both" : bad[0] ? "A" : "B";
+                if (ops[k].kind == XOP_METADATA) xans_withhold_body(&a[1 - dev]);
                 res->observed_other = xans_render(&a[1 - dev]);
             }
             res->last = a[dev]; /* taken over: not freed below */
             memset(&a[dev], 0, sizeof a[dev]);
+            if (ops[k].kind == XOP_METADATA) xans_withhold_body(&res->last);
         }
         for (size_t i = 0; i < e->sides; i++) {
             xfinding_free(&f[i]);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "sbx_grpc_status.h"
+#include "string_buf.h"
 #include "text_util.h"
 
 #define MAX_LINK_DEPTH 8
@@ -1043,6 +1044,21 @@ static int step_service(const struct xop *op, const struct xans *a, struct xfind
                 }
             }
         }
+    }
+    if (rc && op->kind == XOP_METADATA) {
+        /* A runtime that fails M3/M4 may be serving secrets: the report names
+         * what was served, never a value. */
+        free(f->observed);
+        struct sbuf names = {0};
+        sbuf_printf(&names, "HTTP %ld, variables served (values withheld):", a->status);
+        json_t *env = json_object_get(doc, "env");
+        const char *k;
+        json_t *v;
+        if (json_is_object(env))
+            json_object_foreach(env, k, v) sbuf_printf(&names, " %s", k);
+        else
+            sbuf_puts(&names, " no env object");
+        f->observed = sbuf_take(&names);
     }
     json_decref(doc);
     return rc;
