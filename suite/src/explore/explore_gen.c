@@ -246,8 +246,12 @@ static void gen_one(struct gen *g, struct xop *op)
             snprintf(op->path, sizeof op->path, "%s", pool_pick(g, 1));
         else
             fresh_path(g, op->path, sizeof op->path);
-        if (op->kind == XOP_SYMLINK)
-            snprintf(op->target, sizeof op->target, "%s", pool_pick(g, -1));
+        if (op->kind == XOP_SYMLINK) {
+            /* Never the workspace itself: a link to it would let any path
+             * reach every name (and the model follow none). */
+            const char *t = pool_pick(g, -1);
+            snprintf(op->target, sizeof op->target, "%s", t[0] ? t : "a");
+        }
         if (strlen(op->path) < 250) {
             add_parents(g, op->path);
             pool_add(g, op->path, op->kind == XOP_MKDIR);

@@ -262,6 +262,34 @@ static void resolve(struct xmodel *m, const char *path, bool follow_last, struct
     if (out->r == R_FOUND && !out->node) out->r = R_UNKNOWN;
 }
 
+/* Marks path unknown, and with it what links below it point to: an
+ * operation the model cannot follow may reach those targets through the
+ * links (a PUT writes through one, a DELETE may remove the target, S5). */
+static void mark_unknown_deep(struct xmodel *m, const char *path, int depth)
+{
+    if (!path[0] || depth > MAX_LINK_DEPTH) return;
+    char **targets = NULL;
+    size_t n = 0;
+    for (size_t i = 0; i < m->n_nodes; i++) {
+        struct xnode *x = &m->nodes[i];
+        if (x->type != XN_LINK || !x->target) continue;
+        if (strcmp(x->path, path) != 0 && !under(x->path, path)) continue;
+        char **grown = realloc(targets, (n + 2) * sizeof *grown);
+        if (!grown) abort();
+        targets = grown;
+        targets[n++] = strdup(x->target);
+        struct resolved r;
+        resolve(m, x->target, true, &r);
+        targets[n++] = r.r == R_FOUND || r.r == R_ABSENT ? strdup(r.path) : strdup("");
+    }
+    mark_unknown(m, path);
+    for (size_t i = 0; i < n; i++) {
+        if (targets[i]) mark_unknown_deep(m, targets[i], depth + 1);
+        free(targets[i]);
+    }
+    free(targets);
+}
+
 /* ---- findings ---------------------------------------------------------- */
 
 static int finding(struct xfinding *f, const char *clause, const struct xans *a,
@@ -372,8 +400,8 @@ static int step_put(struct xmodel *m, const struct xop *op, const struct xans *a
         /* Not fixed (a trailing slash after a file name), or not known. */
         if (success && r.r == R_NOPARENT) mark_missing_parent(m, r.path);
         if (success) {
-            mark_unknown(m, op->path);
-            if (r.dangling_last) mark_unknown(m, r.path);
+            mark_unknown_deep(m, op->path, 0);
+            if (r.dangling_last) mark_unknown_deep(m, r.path, 0);
         }
         return 0;
     }
@@ -673,7 +701,7 @@ static int step_delete(struct xmodel *m, const struct xop *op, const struct xans
     bool banana = op->recursive == XREC_BANANA;
     if (r.r == R_UNKNOWN || (op->trailing_slash && !(r.r == R_FOUND && r.node->type == XN_DIR) &&
                              r.r != R_ABSENT && r.r != R_NOPARENT)) {
-        if (success || a->status >= 500) mark_unknown(m, op->path);
+        if (success || a->status >= 500) mark_unknown_deep(m, op->path, 0);
         return 0;
     }
     if (r.r == R_NOTDIR || r.r == R_DANGLING || r.r == R_LOOP) {
@@ -695,8 +723,8 @@ static int step_delete(struct xmodel *m, const struct xop *op, const struct xans
         if (success) {
             struct resolved t;
             resolve(m, op->path, true, &t);
-            mark_unknown(m, n->path);
-            if (t.r == R_FOUND && t.path[0]) mark_unknown(m, t.path);
+            mark_unknown_deep(m, n->path, 0);
+            if (t.r == R_FOUND && t.path[0]) mark_unknown_deep(m, t.path, 0);
         }
         return 0;
     }
@@ -775,7 +803,7 @@ static int step_exec(struct xmodel *m, const struct xop *op, const struct xans *
     case XOP_MKDIR:
         resolve(m, op->path, true, &r);
         if (r.r == R_UNKNOWN) {
-            mark_unknown(m, op->path);
+            mark_unknown_deep(m, op->path, 0);
             return 0;
         }
         if (!r.dangling_last &&
@@ -792,7 +820,15 @@ static int step_exec(struct xmodel *m, const struct xop *op, const struct xans *
     case XOP_MKFIFO: {
         resolve(m, op->path, false, &r);
         if (r.r == R_UNKNOWN) {
-            mark_unknown(m, op->path);
+            mark_unknown_deep(m, op->path, 0);
+            /* A link made where the model cannot follow makes its target
+             * reachable by paths the model cannot follow either. */
+            if (op->kind == XOP_SYMLINK) {
+                struct resolved t;
+                resolve(m, op->target, true, &t);
+                mark_unknown_deep(m, op->target, 0);
+                if (t.r == R_FOUND || t.r == R_ABSENT) mark_unknown_deep(m, t.path, 0);
+            }
             return 0;
         }
         if (op->kind == XOP_SYMLINK && r.via_link)
