@@ -112,6 +112,17 @@ def yaml_seeds():
     seed("suite_baseline", "expected_failures:\n  - id: P6-001\n    reason: exit 127\n"
          "    link: https://example.org/1\n")
     seed("suite_baseline", "- id: S1-001\n  reason: r\n- {id: S2-001, reason: q}\n")
+    fmt = '{"format":"sandboxd-conformance-explore-replay/1","seed":"7","ops":['
+    seed("suite_explore_replay", fmt + '{"kind":"put","path":"a b/c","size":5,'
+         '"content_seed":"00000000000000ff","mode":"0755","multipart":true},'
+         '{"kind":"get","path":"a b/c","range_a":1,"range_b":3},'
+         '{"kind":"symlink","path":"l","target":"a b"},'
+         '{"kind":"start","slot":0,"pty":true,"has_cwd":true,"path":"a b"},'
+         '{"kind":"write","slot":0,"input":"hi\\n"},{"kind":"signal","slot":0,"signal":15},'
+         '{"kind":"delete","path":"a b","recursive":1,"nul":true,"enc":2}]}')
+    seed("suite_explore_replay", fmt + '{"kind":"delete","path":"a/../../x"}]}')
+    seed("suite_explore_replay", fmt + '{"kind":"resize","slot":-1,"cols":80,"rows":24},'
+         '{"kind":"badcmd","empty_argv":true},{"kind":"env","input":"v"}]}')
     seed("suite_rerun_failed", '{"schema":"sandboxd-conformance/1","cases":['
          '{"id":"S1-001","outcome":"fail"},{"id":"P1-001","outcome":"pass"},'
          '{"id":"H1-001","outcome":"timeout"},{"id":"X","outcome":"error"}]}')

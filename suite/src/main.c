@@ -3,6 +3,7 @@
 
 #include "bench/bench_main.h"
 #include "compare_main.h"
+#include "explore_main.h"
 #include "fleet_summary.h"
 #include "runner.h"
 
@@ -10,6 +11,7 @@ int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "bench") == 0) return bench_main(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "compare") == 0) return compare_main(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "explore") == 0) return explore_main(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "summary") == 0) return fleet_summary_main(argc - 1, argv + 1);
     return runner_main(argc, argv);
 }

@@ -25,6 +25,8 @@ void cli_print_help(FILE *f)
         "                            regressions (--base), keep baselines (see compare --help)\n"
         "  sandboxd-conformance bench [...]               measure a runtime, or two side by\n"
         "                            side (see bench --help)\n"
+        "  sandboxd-conformance explore [...]             random operation sequences judged by\n"
+        "                            a model of the contract, shrunk (see explore --help)\n"
         "\n"
         "Target (one of):\n"
         "  --grpc ADDR --rest ADDR   attach to a running runtime; ADDR is host:port,\n"
