@@ -21,7 +21,7 @@ set(SBX_TEST_GROUP_RULES
     "fuzz:^fuzz_replay_"
     "clean:^cases_clean_daemon_passes$"
     "faults:^(cases_catch_fault_.*|daemon_faults_[0-9]+)$"
-    "static:^(style_clang_format|static_cppcheck|proto_contract|openapi_document|contract_.*|daemon_(fault_table|sources_fault_free|binary_fault_free|static_binary_fault_free|links_without_tls)|man_pages_.*|deploy_manifests_.*)$")
+    "static:^(grpc_symbols_prefixed|licence_spdx_every_file|style_clang_format|static_cppcheck|proto_contract|openapi_document|contract_.*|daemon_(fault_table|sources_fault_free|binary_fault_free|static_binary_fault_free|links_without_tls)|man_pages_.*|deploy_manifests_.*)$")
 
 # Labels the tests of the calling directory; each CMakeLists.txt that adds
 # tests schedules it for its end: cmake_language(DEFER CALL sbx_label_tests).

@@ -110,12 +110,12 @@ static struct sbx_grpc_server *make_server(void)
 /* Reads and drops what the session wants to send, as a peer would. */
 static void drain(struct sbx_grpc_server *s, struct sconn *c)
 {
-    server_dispatch(s);
+    sbx_grpc_server_dispatch(s);
     for (int i = 0; i < 10000; i++) {
         const uint8_t *out;
-        ssize_t n = sconn_send(c, &out);
+        ssize_t n = sbx_grpc_sconn_send(c, &out);
         if (n <= 0) return;
-        server_dispatch(s);
+        sbx_grpc_server_dispatch(s);
     }
     FUZZ_CHECK(0, "the session never stops sending");
 }
@@ -127,28 +127,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     data++;
     size--;
     struct sbx_grpc_server *s = make_server();
-    struct sconn *c = sconn_new(s, NULL, NULL);
+    struct sconn *c = sbx_grpc_sconn_new(s, NULL, NULL);
     FUZZ_CHECK(c != NULL, "session");
     n_held = 0;
     bool dead = false;
-    if (mode & 1) dead = sconn_recv(c, (const uint8_t *)preface, sizeof preface - 1) < 0;
+    if (mode & 1) dead = sbx_grpc_sconn_recv(c, (const uint8_t *)preface, sizeof preface - 1) < 0;
     drain(s, c);
     size_t chunk = (mode >> 1) ? (size_t)(mode >> 1) * 7 : size;
     for (size_t off = 0; off < size && !dead; off += chunk) {
         size_t n = size - off < chunk ? size - off : chunk;
-        dead = sconn_recv(c, data + off, n) < 0;
+        dead = sbx_grpc_sconn_recv(c, data + off, n) < 0;
         drain(s, c);
-        sconn_expire(c, INT64_MAX);
+        sbx_grpc_sconn_expire(c, INT64_MAX);
         drain(s, c);
     }
     if (!dead) {
-        sconn_goaway(c);
+        sbx_grpc_sconn_goaway(c);
         drain(s, c);
     }
-    sconn_lost(c, SBX_GRPC_CANCEL_CONNECTION);
-    server_dispatch(s);
-    sconn_free(c);
-    server_dispatch(s);
+    sbx_grpc_sconn_lost(c, SBX_GRPC_CANCEL_CONNECTION);
+    sbx_grpc_server_dispatch(s);
+    sbx_grpc_sconn_free(c);
+    sbx_grpc_server_dispatch(s);
     FUZZ_CHECK(n_held == 0, "%zu held calls were never cancelled", n_held);
     FUZZ_CHECK(sbx_grpc_server_active_calls(s) == 0, "%zu calls left after the connection went",
                sbx_grpc_server_active_calls(s));

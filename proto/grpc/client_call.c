@@ -14,11 +14,11 @@
 
 static void free_queue(struct sbx_grpc_call *call)
 {
-    inbox_clear(&call->inbox);
+    sbx_grpc_inbox_clear(&call->inbox);
 }
 
-void client_call_end(struct sbx_grpc_call *call, enum sbx_grpc_end end, int code, const char *fmt,
-                     ...)
+void sbx_grpc_client_call_end(struct sbx_grpc_call *call, enum sbx_grpc_end end, int code,
+                              const char *fmt, ...)
 {
     if (call->ended) return;
     call->ended = true;
@@ -33,7 +33,7 @@ void client_call_end(struct sbx_grpc_call *call, enum sbx_grpc_end end, int code
 }
 
 /* Acknowledges received bytes to the peer (stream and connection windows). */
-void client_call_consume(struct sbx_grpc_call *call)
+void sbx_grpc_client_call_consume(struct sbx_grpc_call *call)
 {
     if (call->unconsumed == 0) return;
     nghttp2_session_consume(call->conn->session, call->stream_id, call->unconsumed);
@@ -41,11 +41,11 @@ void client_call_consume(struct sbx_grpc_call *call)
 }
 
 /* Resets the stream of a call that ends locally and detaches it. */
-void client_call_reset_stream(struct sbx_grpc_call *call, uint32_t code)
+void sbx_grpc_client_call_reset_stream(struct sbx_grpc_call *call, uint32_t code)
 {
     if (!call->stream_open) return;
     nghttp2_submit_rst_stream(call->conn->session, NGHTTP2_FLAG_NONE, call->stream_id, code);
-    client_call_consume(call);
+    sbx_grpc_client_call_consume(call);
 }
 
 static ssize_t read_body(nghttp2_session *s, int32_t id, uint8_t *buf, size_t length,
@@ -112,7 +112,7 @@ static bool header_sent(const struct nv_text *h, size_t n, const char *name)
 }
 
 /* Opens a stream for the call and queues its headers and body. */
-int client_call_submit(struct sbx_grpc_call *call)
+int sbx_grpc_client_call_submit(struct sbx_grpc_call *call)
 {
     struct sbx_grpc_conn *c = call->conn;
     nghttp2_data_provider prd = {.source.ptr = call, .read_callback = read_body};
@@ -139,27 +139,27 @@ struct sbx_grpc_call *sbx_grpc_call_start(struct sbx_grpc_conn *c, const char *p
     struct sbx_grpc_call_opts o = {0};
     if (opts) o = *opts;
     if (!c || c->broken || c->goaway) {
-        client_set_err(err, err_len, "connection not usable: %s", sbx_grpc_conn_error(c));
+        sbx_grpc_client_set_err(err, err_len, "connection not usable: %s", sbx_grpc_conn_error(c));
         return NULL;
     }
     if (req_len > UINT32_MAX || (req_len && !req)) {
-        client_set_err(err, err_len, "invalid request");
+        sbx_grpc_client_set_err(err, err_len, "invalid request");
         return NULL;
     }
     struct sbx_grpc_call *call = calloc(1, sizeof *call);
     if (!call) {
-        client_set_err(err, err_len, "out of memory");
+        sbx_grpc_client_set_err(err, err_len, "out of memory");
         return NULL;
     }
     call->conn = c;
-    inbox_init(&call->inbox, c->max_recv);
+    sbx_grpc_inbox_init(&call->inbox, c->max_recv);
     call->max_frame = o.max_data_frame;
     call->no_half_close = o.no_half_close;
     call->body_len = o.raw_body ? req_len : req_len + SBX_GRPC_PREFIX_LEN;
     call->body = malloc(call->body_len ? call->body_len : 1);
     if (!call->body) {
         free(call);
-        client_set_err(err, err_len, "out of memory");
+        sbx_grpc_client_set_err(err, err_len, "out of memory");
         return NULL;
     }
     if (o.raw_body) {
@@ -200,20 +200,20 @@ struct sbx_grpc_call *sbx_grpc_call_start(struct sbx_grpc_conn *c, const char *p
         call->n_nv = n;
     }
     free(h);
-    int rv = call->nv ? client_call_submit(call) : NGHTTP2_ERR_NOMEM;
+    int rv = call->nv ? sbx_grpc_client_call_submit(call) : NGHTTP2_ERR_NOMEM;
     if (rv < 0) {
         free(call->nv);
         free(call->body);
         free(call);
-        client_set_err(err, err_len, "cannot start stream: %s", nghttp2_strerror(rv));
+        sbx_grpc_client_set_err(err, err_len, "cannot start stream: %s", nghttp2_strerror(rv));
         return NULL;
     }
     c->n_calls++;
     call->next = c->calls;
     if (c->calls) c->calls->prev = call;
     c->calls = call;
-    if (client_flush(c) < 0)
-        client_set_err(err, err_len, "%s", c->error); /* the call reports END_CONNECTION */
+    if (sbx_grpc_client_flush(c) < 0)
+        sbx_grpc_client_set_err(err, err_len, "%s", c->error); /* the call reports END_CONNECTION */
     return call;
 }
 
@@ -238,25 +238,25 @@ static void cancel_with(struct sbx_grpc_call *call, enum sbx_grpc_end end, uint3
 {
     if (call->ended) return;
     if (end == SBX_GRPC_END_TIMEOUT)
-        client_call_end(call, end, SBX_GRPC_DEADLINE_EXCEEDED,
-                        "no end of call within the local wait bound; call cancelled");
+        sbx_grpc_client_call_end(call, end, SBX_GRPC_DEADLINE_EXCEEDED,
+                                 "no end of call within the local wait bound; call cancelled");
     else
-        client_call_end(call, end, SBX_GRPC_CANCELLED, "cancelled locally");
+        sbx_grpc_client_call_end(call, end, SBX_GRPC_CANCELLED, "cancelled locally");
     free_queue(call);
-    client_call_reset_stream(call, rst);
-    client_flush(call->conn);
+    sbx_grpc_client_call_reset_stream(call, rst);
+    sbx_grpc_client_flush(call->conn);
 }
 
 int sbx_grpc_call_next(struct sbx_grpc_call *call, int wait_ms, const uint8_t **msg, size_t *len)
 {
-    inbox_release(&call->inbox);
+    sbx_grpc_inbox_release(&call->inbox);
     int64_t until = sbx_grpc_now_ms() + (wait_ms > 0 ? wait_ms : 0);
     bool pumped = false;
     for (;;) {
-        if (inbox_next(&call->inbox, msg, len)) {
+        if (sbx_grpc_inbox_next(&call->inbox, msg, len)) {
             if (!call->inbox.ready && call->stream_open) {
-                client_call_consume(call);
-                client_flush(call->conn);
+                sbx_grpc_client_call_consume(call);
+                sbx_grpc_client_flush(call->conn);
             }
             return SBX_GRPC_NEXT_MESSAGE;
         }
@@ -291,11 +291,11 @@ void sbx_grpc_call_free(struct sbx_grpc_call *call)
     if (!call->ended) sbx_grpc_call_cancel(call);
     if (call->stream_open) {
         /* The stream outlives the handle until the peer confirms; detach. */
-        client_call_consume(call);
+        sbx_grpc_client_call_consume(call);
         nghttp2_session_set_stream_user_data(c->session, call->stream_id, NULL);
         call->stream_open = false;
         c->active--;
-        client_flush(c);
+        sbx_grpc_client_flush(c);
     }
     if (call->prev)
         call->prev->next = call->next;
@@ -305,9 +305,9 @@ void sbx_grpc_call_free(struct sbx_grpc_call *call)
     free_queue(call);
     free(call->body);
     free(call->nv);
-    inbox_free(&call->inbox);
+    sbx_grpc_inbox_free(&call->inbox);
     sbx_grpc_result_free(&call->res);
     free(call);
     c->n_calls--;
-    client_conn_release(c);
+    sbx_grpc_client_conn_release(c);
 }

@@ -20,7 +20,7 @@ int64_t sbx_grpc_now_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-void client_set_err(char *err, size_t err_len, const char *fmt, ...)
+void sbx_grpc_client_set_err(char *err, size_t err_len, const char *fmt, ...)
 {
     if (!err || err_len == 0) return;
     va_list ap;
@@ -31,7 +31,7 @@ void client_set_err(char *err, size_t err_len, const char *fmt, ...)
 
 /* ---- connection I/O ------------------------------------------------------- */
 
-void client_break(struct sbx_grpc_conn *c, const char *fmt, ...)
+void sbx_grpc_client_break(struct sbx_grpc_conn *c, const char *fmt, ...)
 {
     if (!c->broken) {
         c->broken = true;
@@ -45,8 +45,8 @@ void client_break(struct sbx_grpc_conn *c, const char *fmt, ...)
             call->stream_open = false;
             c->active--;
         }
-        client_call_end(call, SBX_GRPC_END_CONNECTION, SBX_GRPC_UNAVAILABLE,
-                        "connection broken: %s", c->error);
+        sbx_grpc_client_call_end(call, SBX_GRPC_END_CONNECTION, SBX_GRPC_UNAVAILABLE,
+                                 "connection broken: %s", c->error);
     }
     if (c->transport_open) {
         c->ops->close(c->ctx);
@@ -55,7 +55,7 @@ void client_break(struct sbx_grpc_conn *c, const char *fmt, ...)
 }
 
 /* Moves nghttp2 output to the transport until it would block. */
-int client_flush(struct sbx_grpc_conn *c)
+int sbx_grpc_client_flush(struct sbx_grpc_conn *c)
 {
     if (c->broken) return -1;
     for (;;) {
@@ -63,7 +63,7 @@ int client_flush(struct sbx_grpc_conn *c)
             const uint8_t *data;
             ssize_t n = nghttp2_session_mem_send(c->session, &data);
             if (n < 0) {
-                client_break(c, "HTTP/2 send failed: %s", nghttp2_strerror((int)n));
+                sbx_grpc_client_break(c, "HTTP/2 send failed: %s", nghttp2_strerror((int)n));
                 return -1;
             }
             if (n == 0) break;
@@ -74,7 +74,7 @@ int client_flush(struct sbx_grpc_conn *c)
                     cap *= 2;
                 uint8_t *p = realloc(c->out, cap);
                 if (!p) {
-                    client_break(c, "out of memory");
+                    sbx_grpc_client_break(c, "out of memory");
                     return -1;
                 }
                 c->out = p;
@@ -86,7 +86,7 @@ int client_flush(struct sbx_grpc_conn *c)
         if (c->out_off == c->out_len) return 0;
         ssize_t w = c->ops->write(c->ctx, c->out + c->out_off, c->out_len - c->out_off);
         if (w < 0) {
-            client_break(c, "write failed: %s", strerror(errno));
+            sbx_grpc_client_break(c, "write failed: %s", strerror(errno));
             return -1;
         }
         if (w == 0) return 0;
@@ -108,11 +108,11 @@ static int read_input(struct sbx_grpc_conn *c)
         ssize_t n = c->ops->read(c->ctx, buf, sizeof buf);
         if (n == 0) return 0;
         if (n == -2) {
-            client_break(c, "connection closed by peer");
+            sbx_grpc_client_break(c, "connection closed by peer");
             return -1;
         }
         if (n < 0) {
-            client_break(c, "read failed: %s", strerror(errno));
+            sbx_grpc_client_break(c, "read failed: %s", strerror(errno));
             return -1;
         }
         c->first_len = (size_t)n < sizeof c->first_in ? (size_t)n : sizeof c->first_in;
@@ -121,8 +121,9 @@ static int read_input(struct sbx_grpc_conn *c)
         ssize_t rv = nghttp2_session_mem_recv(c->session, buf, (size_t)n);
         if (rv < 0) {
             /* Let the GOAWAY nghttp2 queued for the protocol error go out. */
-            client_flush(c);
-            client_break(c, "HTTP/2 protocol error from peer: %s", nghttp2_strerror((int)rv));
+            sbx_grpc_client_flush(c);
+            sbx_grpc_client_break(c, "HTTP/2 protocol error from peer: %s",
+                                  nghttp2_strerror((int)rv));
             return -1;
         }
     }
@@ -138,31 +139,31 @@ static void resend_refused(struct sbx_grpc_conn *c)
         if (!call->retry_pending) continue;
         call->retry_pending = false;
         if (call->ended) continue;
-        if (c->goaway || c->broken || client_call_submit(call) < 0)
-            client_call_end(call, SBX_GRPC_END_CONNECTION, SBX_GRPC_UNAVAILABLE,
-                            "stream refused by the server (%s)",
-                            c->goaway ? "GOAWAY" : "cannot open another stream");
+        if (c->goaway || c->broken || sbx_grpc_client_call_submit(call) < 0)
+            sbx_grpc_client_call_end(call, SBX_GRPC_END_CONNECTION, SBX_GRPC_UNAVAILABLE,
+                                     "stream refused by the server (%s)",
+                                     c->goaway ? "GOAWAY" : "cannot open another stream");
     }
 }
 
 int sbx_grpc_conn_pump(struct sbx_grpc_conn *c, int wait_ms)
 {
     if (c->broken) return -1;
-    if (client_flush(c) < 0) return -1;
+    if (sbx_grpc_client_flush(c) < 0) return -1;
     int ready = c->ops->wait(c->ctx, wait_ms < 0 ? 0 : wait_ms, output_pending(c));
     if (ready < 0) {
-        client_break(c, "poll failed: %s", strerror(errno));
+        sbx_grpc_client_break(c, "poll failed: %s", strerror(errno));
         return -1;
     }
     if (ready > 0 && read_input(c) < 0) return -1;
     resend_refused(c);
-    if (client_flush(c) < 0) return -1;
+    if (sbx_grpc_client_flush(c) < 0) return -1;
     resend_refused(c);
     if (!nghttp2_session_want_read(c->session) && !nghttp2_session_want_write(c->session) &&
         c->out_off == c->out_len) {
         if (c->goaway) {
-            client_break(c, "connection closed after the server's GOAWAY (error code %u)",
-                         c->goaway_code);
+            sbx_grpc_client_break(c, "connection closed after the server's GOAWAY (error code %u)",
+                                  c->goaway_code);
         } else {
             /* nghttp2 ended the session itself: the server's bytes broke the protocol. */
             char shown[3 * sizeof c->first_in + 1] = "", text[sizeof c->first_in + 1];
@@ -173,12 +174,13 @@ int sbx_grpc_conn_pump(struct sbx_grpc_conn *c, int wait_ms)
             }
             text[c->first_len] = '\0';
             if (c->first_len) shown[3 * c->first_len - 1] = '\0';
-            client_break(c,
-                         "the server's bytes are not valid HTTP/2 (%s; %llu bytes received, "
-                         "the last read starting \"%s\" = %s): the HTTP/2 library ended the "
-                         "session",
-                         c->peer_settings ? "after its SETTINGS" : "no SETTINGS frame first",
-                         (unsigned long long)c->bytes_in, text, shown);
+            sbx_grpc_client_break(
+                c,
+                "the server's bytes are not valid HTTP/2 (%s; %llu bytes received, "
+                "the last read starting \"%s\" = %s): the HTTP/2 library ended the "
+                "session",
+                c->peer_settings ? "after its SETTINGS" : "no SETTINGS frame first",
+                (unsigned long long)c->bytes_in, text, shown);
         }
         return -1;
     }
@@ -217,7 +219,7 @@ struct sbx_grpc_conn *sbx_grpc_conn_new(const struct sbx_grpc_transport_ops *ops
     struct sbx_grpc_conn *c = calloc(1, sizeof *c);
     if (!c) {
         ops->close(ctx);
-        client_set_err(err, err_len, "out of memory");
+        sbx_grpc_client_set_err(err, err_len, "out of memory");
         return NULL;
     }
     c->ops = ops;
@@ -238,10 +240,10 @@ struct sbx_grpc_conn *sbx_grpc_conn_new(const struct sbx_grpc_transport_ops *ops
     nghttp2_option *opt;
     if (!c->authority || !c->extra_headers || nghttp2_session_callbacks_new(&cbs) != 0) {
         sbx_grpc_conn_close(c);
-        client_set_err(err, err_len, "out of memory");
+        sbx_grpc_client_set_err(err, err_len, "out of memory");
         return NULL;
     }
-    client_response_callbacks(cbs);
+    sbx_grpc_client_response_callbacks(cbs);
     nghttp2_option_new(&opt);
     nghttp2_option_set_no_auto_window_update(opt, 1);
     int rv = nghttp2_session_client_new2(&c->session, cbs, c, opt);
@@ -250,7 +252,7 @@ struct sbx_grpc_conn *sbx_grpc_conn_new(const struct sbx_grpc_transport_ops *ops
     if (rv != 0) {
         c->session = NULL;
         sbx_grpc_conn_close(c);
-        client_set_err(err, err_len, "nghttp2 session: %s", nghttp2_strerror(rv));
+        sbx_grpc_client_set_err(err, err_len, "nghttp2 session: %s", nghttp2_strerror(rv));
         return NULL;
     }
     nghttp2_settings_entry iv[] = {
@@ -260,8 +262,8 @@ struct sbx_grpc_conn *sbx_grpc_conn_new(const struct sbx_grpc_transport_ops *ops
     };
     nghttp2_submit_settings(c->session, NGHTTP2_FLAG_NONE, iv, sizeof iv / sizeof iv[0]);
     nghttp2_session_set_local_window_size(c->session, NGHTTP2_FLAG_NONE, 0, (int32_t)conn_window);
-    if (client_flush(c) < 0) {
-        client_set_err(err, err_len, "%s", c->error);
+    if (sbx_grpc_client_flush(c) < 0) {
+        sbx_grpc_client_set_err(err, err_len, "%s", c->error);
         sbx_grpc_conn_close(c);
         return NULL;
     }
@@ -273,7 +275,7 @@ struct sbx_grpc_conn *sbx_grpc_conn_new(const struct sbx_grpc_transport_ops *ops
     for (int64_t now = sbx_grpc_now_ms(); !c->peer_settings && now < until;
          now = sbx_grpc_now_ms()) {
         if (sbx_grpc_conn_pump(c, (int)(until - now)) < 0) {
-            client_set_err(err, err_len, "%s", c->error);
+            sbx_grpc_client_set_err(err, err_len, "%s", c->error);
             sbx_grpc_conn_close(c);
             return NULL;
         }
@@ -281,7 +283,7 @@ struct sbx_grpc_conn *sbx_grpc_conn_new(const struct sbx_grpc_transport_ops *ops
     return c;
 }
 
-void client_conn_release(struct sbx_grpc_conn *c)
+void sbx_grpc_client_conn_release(struct sbx_grpc_conn *c)
 {
     if (!c->user_closed || c->n_calls > 0) return;
     if (c->session) nghttp2_session_del(c->session);
@@ -296,11 +298,11 @@ void sbx_grpc_conn_close(struct sbx_grpc_conn *c)
     if (!c) return;
     if (c->session && !c->broken) {
         nghttp2_session_terminate_session(c->session, NGHTTP2_NO_ERROR);
-        client_flush(c);
+        sbx_grpc_client_flush(c);
     }
-    if (!c->broken) client_break(c, "connection closed locally");
+    if (!c->broken) sbx_grpc_client_break(c, "connection closed locally");
     c->user_closed = true;
-    client_conn_release(c);
+    sbx_grpc_client_conn_release(c);
 }
 
 bool sbx_grpc_conn_usable(const struct sbx_grpc_conn *c)
@@ -336,7 +338,7 @@ int sbx_grpc_conn_send_raw(struct sbx_grpc_conn *c, const void *data, size_t len
     int64_t deadline = sbx_grpc_now_ms() + 10000;
     if (c->broken) return -1;
     while (c->out_off < c->out_len) {
-        if (client_flush(c) < 0) return -1;
+        if (sbx_grpc_client_flush(c) < 0) return -1;
         if (c->out_off < c->out_len) {
             if (sbx_grpc_now_ms() > deadline || c->ops->wait(c->ctx, 100, true) < 0) return -1;
         }
@@ -344,7 +346,7 @@ int sbx_grpc_conn_send_raw(struct sbx_grpc_conn *c, const void *data, size_t len
     while (len > 0) {
         ssize_t w = c->ops->write(c->ctx, p, len);
         if (w < 0) {
-            client_break(c, "write failed: %s", strerror(errno));
+            sbx_grpc_client_break(c, "write failed: %s", strerror(errno));
             return -1;
         }
         p += w;

@@ -14,13 +14,13 @@ static uint32_t prefix_len(const uint8_t *p)
     return ((uint32_t)p[1] << 24) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 8) | p[4];
 }
 
-void inbox_init(struct grpc_inbox *b, size_t max_message)
+void sbx_grpc_inbox_init(struct grpc_inbox *b, size_t max_message)
 {
     memset(b, 0, sizeof *b);
     b->max_message = max_message ? max_message : SBX_GRPC_DEFAULT_MAX_RECV_MESSAGE;
 }
 
-void inbox_free(struct grpc_inbox *b)
+void sbx_grpc_inbox_free(struct grpc_inbox *b)
 {
     free(b->buf);
     free(b->held);
@@ -61,7 +61,7 @@ static int make_room(struct grpc_inbox *b, size_t need)
     return 0;
 }
 
-int inbox_feed(struct grpc_inbox *b, const uint8_t *data, size_t len, size_t *completed)
+int sbx_grpc_inbox_feed(struct grpc_inbox *b, const uint8_t *data, size_t len, size_t *completed)
 {
     *completed = 0;
     if (b->failed) return -b->failed;
@@ -88,9 +88,9 @@ int inbox_feed(struct grpc_inbox *b, const uint8_t *data, size_t len, size_t *co
     return 0;
 }
 
-bool inbox_next(struct grpc_inbox *b, const uint8_t **msg, size_t *len)
+bool sbx_grpc_inbox_next(struct grpc_inbox *b, const uint8_t **msg, size_t *len)
 {
-    inbox_release(b);
+    sbx_grpc_inbox_release(b);
     if (b->ready == 0) return false;
     const uint8_t *p = b->buf + b->start;
     *len = prefix_len(p);
@@ -101,7 +101,7 @@ bool inbox_next(struct grpc_inbox *b, const uint8_t **msg, size_t *len)
     return true;
 }
 
-void inbox_release(struct grpc_inbox *b)
+void sbx_grpc_inbox_release(struct grpc_inbox *b)
 {
     free(b->held);
     b->held = NULL;
@@ -109,13 +109,13 @@ void inbox_release(struct grpc_inbox *b)
     if (b->start == b->end) b->start = b->scan = b->end = 0;
 }
 
-void inbox_clear(struct grpc_inbox *b)
+void sbx_grpc_inbox_clear(struct grpc_inbox *b)
 {
     b->start = b->scan = b->end;
     b->ready = 0;
 }
 
-bool inbox_idle(const struct grpc_inbox *b)
+bool sbx_grpc_inbox_idle(const struct grpc_inbox *b)
 {
     return !b->failed && b->end == b->scan;
 }

@@ -22,27 +22,27 @@ struct grpc_inbox {
     uint8_t *held;   /* an earlier buffer still holding that message */
 };
 
-void inbox_init(struct grpc_inbox *b, size_t max_message);
-void inbox_free(struct grpc_inbox *b);
+void sbx_grpc_inbox_init(struct grpc_inbox *b, size_t max_message);
+void sbx_grpc_inbox_free(struct grpc_inbox *b);
 
 /* Appends received bytes and checks the prefix of each message as soon as
  * it is complete; *completed = messages completed (readable even when an
  * error follows them). Returns 0, the negated enum sbx_grpc_deframe error
  * (TOO_LARGE, COMPRESSED, BAD_FLAG; then nothing more is accepted), or -1
  * when out of memory. */
-int inbox_feed(struct grpc_inbox *b, const uint8_t *data, size_t len, size_t *completed);
+int sbx_grpc_inbox_feed(struct grpc_inbox *b, const uint8_t *data, size_t len, size_t *completed);
 
-/* The next complete message, valid until inbox_release (or the next
- * inbox_next, which releases it first). False if none is complete. */
-bool inbox_next(struct grpc_inbox *b, const uint8_t **msg, size_t *len);
+/* The next complete message, valid until sbx_grpc_inbox_release (or the next
+ * sbx_grpc_inbox_next, which releases it first). False if none is complete. */
+bool sbx_grpc_inbox_next(struct grpc_inbox *b, const uint8_t **msg, size_t *len);
 
 /* The message handed out last is no longer used. */
-void inbox_release(struct grpc_inbox *b);
+void sbx_grpc_inbox_release(struct grpc_inbox *b);
 
 /* Drops every unread byte (the message handed out stays valid). */
-void inbox_clear(struct grpc_inbox *b);
+void sbx_grpc_inbox_clear(struct grpc_inbox *b);
 
 /* True at a message boundary: no partial message received. */
-bool inbox_idle(const struct grpc_inbox *b);
+bool sbx_grpc_inbox_idle(const struct grpc_inbox *b);
 
 #endif

@@ -83,31 +83,31 @@ struct sbx_grpc_conn {
 
 /* ---- the connection (client_conn.c) ------------------------------------- */
 
-void client_set_err(char *err, size_t err_len, const char *fmt, ...)
+void sbx_grpc_client_set_err(char *err, size_t err_len, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* Marks the connection broken (the first reason is kept), ends every call
  * and closes the transport. */
-void client_break(struct sbx_grpc_conn *c, const char *fmt, ...)
+void sbx_grpc_client_break(struct sbx_grpc_conn *c, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* Moves nghttp2 output to the transport until it would block. */
-int client_flush(struct sbx_grpc_conn *c);
+int sbx_grpc_client_flush(struct sbx_grpc_conn *c);
 /* Frees a connection the user closed once no call handle is left. */
-void client_conn_release(struct sbx_grpc_conn *c);
+void sbx_grpc_client_conn_release(struct sbx_grpc_conn *c);
 
 /* ---- calls (client_call.c) ---------------------------------------------- */
 
-void client_call_end(struct sbx_grpc_call *call, enum sbx_grpc_end end, int code, const char *fmt,
-                     ...) __attribute__((format(printf, 4, 5)));
+void sbx_grpc_client_call_end(struct sbx_grpc_call *call, enum sbx_grpc_end end, int code,
+                              const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 /* Acknowledges received bytes to the peer (stream and connection windows). */
-void client_call_consume(struct sbx_grpc_call *call);
+void sbx_grpc_client_call_consume(struct sbx_grpc_call *call);
 /* Resets the stream of a call that ends locally and detaches it. */
-void client_call_reset_stream(struct sbx_grpc_call *call, uint32_t code);
+void sbx_grpc_client_call_reset_stream(struct sbx_grpc_call *call, uint32_t code);
 /* Opens a stream for the call and queues its headers and body. */
-int client_call_submit(struct sbx_grpc_call *call);
+int sbx_grpc_client_call_submit(struct sbx_grpc_call *call);
 
 /* ---- responses (client_response.c) -------------------------------------- */
 
 /* Registers the callbacks that receive responses. */
-void client_response_callbacks(nghttp2_session_callbacks *cbs);
+void sbx_grpc_client_response_callbacks(nghttp2_session_callbacks *cbs);
 
 #endif

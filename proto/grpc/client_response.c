@@ -30,26 +30,28 @@ static void finish_response(struct sbx_grpc_call *call)
 {
     struct sbx_grpc_result *r = &call->res;
     if (r->http_status != 200) {
-        client_call_end(call, SBX_GRPC_END_PROTOCOL, sbx_grpc_code_from_http(r->http_status),
-                        "HTTP status %d", r->http_status);
+        sbx_grpc_client_call_end(call, SBX_GRPC_END_PROTOCOL,
+                                 sbx_grpc_code_from_http(r->http_status), "HTTP status %d",
+                                 r->http_status);
         return;
     }
     if (r->content_type && !sbx_grpc_content_type_ok(r->content_type, strlen(r->content_type))) {
-        client_call_end(call, SBX_GRPC_END_PROTOCOL, SBX_GRPC_INTERNAL,
-                        "response content-type \"%s\" is not application/grpc", r->content_type);
+        sbx_grpc_client_call_end(call, SBX_GRPC_END_PROTOCOL, SBX_GRPC_INTERNAL,
+                                 "response content-type \"%s\" is not application/grpc",
+                                 r->content_type);
         return;
     }
-    if (!inbox_idle(&call->inbox)) {
-        client_call_end(call, SBX_GRPC_END_PROTOCOL, SBX_GRPC_INTERNAL,
-                        "response ended inside a message (truncated frame)");
+    if (!sbx_grpc_inbox_idle(&call->inbox)) {
+        sbx_grpc_client_call_end(call, SBX_GRPC_END_PROTOCOL, SBX_GRPC_INTERNAL,
+                                 "response ended inside a message (truncated frame)");
         return;
     }
     if (!r->has_grpc_status) {
-        client_call_end(call, SBX_GRPC_END_PROTOCOL, SBX_GRPC_INTERNAL,
-                        "response ended without grpc-status");
+        sbx_grpc_client_call_end(call, SBX_GRPC_END_PROTOCOL, SBX_GRPC_INTERNAL,
+                                 "response ended without grpc-status");
         return;
     }
-    client_call_end(call, SBX_GRPC_END_STATUS, r->code, NULL);
+    sbx_grpc_client_call_end(call, SBX_GRPC_END_STATUS, r->code, NULL);
 }
 
 static struct sbx_grpc_call *stream_call(nghttp2_session *s, int32_t id)
@@ -88,8 +90,8 @@ static int on_header(nghttp2_session *s, const nghttp2_frame *frame, const uint8
     if (!call || call->ended) return 0;
     call->header_bytes += nlen + vlen + HEADER_ENTRY_OVERHEAD;
     if (call->header_bytes > c->max_header_list) {
-        client_call_end(call, SBX_GRPC_END_PROTOCOL, SBX_GRPC_RESOURCE_EXHAUSTED,
-                        "response header list larger than %u bytes", c->max_header_list);
+        sbx_grpc_client_call_end(call, SBX_GRPC_END_PROTOCOL, SBX_GRPC_RESOURCE_EXHAUSTED,
+                                 "response header list larger than %u bytes", c->max_header_list);
         return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
     }
     struct sbx_grpc_result *r = &call->res;
@@ -166,19 +168,20 @@ static void deframe_error(struct sbx_grpc_call *call, int rv)
 {
     switch (rv) {
     case SBX_GRPC_DEFRAME_TOO_LARGE:
-        client_call_end(call, SBX_GRPC_END_PROTOCOL, SBX_GRPC_RESOURCE_EXHAUSTED,
-                        "response message larger than max (%zu bytes)", call->inbox.max_message);
+        sbx_grpc_client_call_end(call, SBX_GRPC_END_PROTOCOL, SBX_GRPC_RESOURCE_EXHAUSTED,
+                                 "response message larger than max (%zu bytes)",
+                                 call->inbox.max_message);
         break;
     case SBX_GRPC_DEFRAME_COMPRESSED:
-        client_call_end(call, SBX_GRPC_END_PROTOCOL, SBX_GRPC_INTERNAL,
-                        "compressed response message without negotiated grpc-encoding");
+        sbx_grpc_client_call_end(call, SBX_GRPC_END_PROTOCOL, SBX_GRPC_INTERNAL,
+                                 "compressed response message without negotiated grpc-encoding");
         break;
     default:
-        client_call_end(call, SBX_GRPC_END_PROTOCOL, SBX_GRPC_INTERNAL,
-                        "invalid message flag byte in response");
+        sbx_grpc_client_call_end(call, SBX_GRPC_END_PROTOCOL, SBX_GRPC_INTERNAL,
+                                 "invalid message flag byte in response");
         break;
     }
-    client_call_reset_stream(call, NGHTTP2_CANCEL);
+    sbx_grpc_client_call_reset_stream(call, NGHTTP2_CANCEL);
 }
 
 static int on_data_chunk(nghttp2_session *s, uint8_t flags, int32_t id, const uint8_t *data,
@@ -193,15 +196,16 @@ static int on_data_chunk(nghttp2_session *s, uint8_t flags, int32_t id, const ui
     }
     call->unconsumed += len;
     if (call->ended) {
-        client_call_consume(call);
+        sbx_grpc_client_call_consume(call);
         return 0;
     }
     size_t done;
-    int rv = inbox_feed(&call->inbox, data, len, &done);
+    int rv = sbx_grpc_inbox_feed(&call->inbox, data, len, &done);
     call->res.n_messages += done;
     if (rv == -1) {
-        client_call_end(call, SBX_GRPC_END_PROTOCOL, SBX_GRPC_RESOURCE_EXHAUSTED, "out of memory");
-        client_call_reset_stream(call, NGHTTP2_CANCEL);
+        sbx_grpc_client_call_end(call, SBX_GRPC_END_PROTOCOL, SBX_GRPC_RESOURCE_EXHAUSTED,
+                                 "out of memory");
+        sbx_grpc_client_call_reset_stream(call, NGHTTP2_CANCEL);
         return 0;
     }
     if (rv < 0) {
@@ -210,7 +214,7 @@ static int on_data_chunk(nghttp2_session *s, uint8_t flags, int32_t id, const ui
     }
     /* Bytes of a message still in reassembly, or of messages already read,
      * are acknowledged now; queued unread messages hold the window. */
-    if (!call->inbox.ready) client_call_consume(call);
+    if (!call->inbox.ready) sbx_grpc_client_call_consume(call);
     return 0;
 }
 
@@ -240,22 +244,22 @@ static int on_stream_close(nghttp2_session *s, int32_t id, uint32_t error_code, 
         }
     }
     if (call->rst_received)
-        client_call_end(call, SBX_GRPC_END_RESET, rst_to_code(call->res.rst_code),
-                        "stream reset by peer (HTTP/2 error %u: %s)", call->res.rst_code,
-                        nghttp2_http2_strerror(call->res.rst_code));
+        sbx_grpc_client_call_end(call, SBX_GRPC_END_RESET, rst_to_code(call->res.rst_code),
+                                 "stream reset by peer (HTTP/2 error %u: %s)", call->res.rst_code,
+                                 nghttp2_http2_strerror(call->res.rst_code));
     else if (error_code == NGHTTP2_REFUSED_STREAM)
-        client_call_end(call, SBX_GRPC_END_CONNECTION, SBX_GRPC_UNAVAILABLE,
-                        "stream refused (GOAWAY or stream limit)");
+        sbx_grpc_client_call_end(call, SBX_GRPC_END_CONNECTION, SBX_GRPC_UNAVAILABLE,
+                                 "stream refused (GOAWAY or stream limit)");
     else if (call->end_stream_seen)
         finish_response(call);
     else
-        client_call_end(call, SBX_GRPC_END_CONNECTION, SBX_GRPC_UNAVAILABLE,
-                        "stream closed (HTTP/2 error %u: %s)", error_code,
-                        nghttp2_http2_strerror(error_code));
+        sbx_grpc_client_call_end(call, SBX_GRPC_END_CONNECTION, SBX_GRPC_UNAVAILABLE,
+                                 "stream closed (HTTP/2 error %u: %s)", error_code,
+                                 nghttp2_http2_strerror(error_code));
     return 0;
 }
 
-void client_response_callbacks(nghttp2_session_callbacks *cbs)
+void sbx_grpc_client_response_callbacks(nghttp2_session_callbacks *cbs)
 {
     nghttp2_session_callbacks_set_on_header_callback(cbs, on_header);
     nghttp2_session_callbacks_set_on_frame_recv_callback(cbs, on_frame_recv);

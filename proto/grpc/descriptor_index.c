@@ -206,7 +206,7 @@ static int index_file(struct desc_index *ix, struct desc_file *file)
     return rv < 0 ? -1 : 0;
 }
 
-int desc_index_parse(struct desc_index *ix, const uint8_t *set, size_t len)
+int sbx_grpc_desc_index_parse(struct desc_index *ix, const uint8_t *set, size_t len)
 {
     memset(ix, 0, sizeof *ix);
     const uint8_t *p = set, *end = set + len;
@@ -230,7 +230,7 @@ int desc_index_parse(struct desc_index *ix, const uint8_t *set, size_t len)
         }
     }
     if (rv < 0) {
-        desc_index_free(ix);
+        sbx_grpc_desc_index_free(ix);
         return -1;
     }
     return 0;
@@ -243,7 +243,7 @@ static void free_strs(char **a, size_t n)
     free(a);
 }
 
-void desc_index_free(struct desc_index *ix)
+void sbx_grpc_desc_index_free(struct desc_index *ix)
 {
     for (size_t i = 0; i < ix->n_files; i++) {
         free(ix->files[i].name);
@@ -255,14 +255,14 @@ void desc_index_free(struct desc_index *ix)
     memset(ix, 0, sizeof *ix);
 }
 
-const struct desc_file *desc_index_file(const struct desc_index *ix, const char *name)
+const struct desc_file *sbx_grpc_desc_index_file(const struct desc_index *ix, const char *name)
 {
     for (size_t i = 0; i < ix->n_files; i++)
         if (ix->files[i].name && strcmp(ix->files[i].name, name) == 0) return &ix->files[i];
     return NULL;
 }
 
-const struct desc_file *desc_index_symbol(const struct desc_index *ix, const char *symbol)
+const struct desc_file *sbx_grpc_desc_index_symbol(const struct desc_index *ix, const char *symbol)
 {
     for (size_t i = 0; i < ix->n_files; i++)
         for (size_t j = 0; j < ix->files[i].n_symbols; j++)
@@ -277,8 +277,8 @@ static bool contains(const struct desc_file **out, size_t n, const struct desc_f
     return false;
 }
 
-size_t desc_index_closure(const struct desc_index *ix, const struct desc_file *f,
-                          const struct desc_file **out, size_t cap)
+size_t sbx_grpc_desc_index_closure(const struct desc_index *ix, const struct desc_file *f,
+                                   const struct desc_file **out, size_t cap)
 {
     size_t n = 0;
     if (cap == 0) return 0;
@@ -286,7 +286,7 @@ size_t desc_index_closure(const struct desc_index *ix, const struct desc_file *f
     /* Breadth-first over the list being built: it doubles as the queue. */
     for (size_t i = 0; i < n; i++) {
         for (size_t d = 0; d < out[i]->n_deps; d++) {
-            const struct desc_file *dep = desc_index_file(ix, out[i]->deps[d]);
+            const struct desc_file *dep = sbx_grpc_desc_index_file(ix, out[i]->deps[d]);
             if (dep && !contains(out, n, dep) && n < cap) out[n++] = dep;
         }
     }

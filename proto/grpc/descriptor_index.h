@@ -25,15 +25,15 @@ struct desc_index {
 };
 
 /* Returns 0, or -1 if the bytes are not a valid FileDescriptorSet. */
-int desc_index_parse(struct desc_index *ix, const uint8_t *set, size_t len);
-void desc_index_free(struct desc_index *ix);
+int sbx_grpc_desc_index_parse(struct desc_index *ix, const uint8_t *set, size_t len);
+void sbx_grpc_desc_index_free(struct desc_index *ix);
 
-const struct desc_file *desc_index_file(const struct desc_index *ix, const char *name);
-const struct desc_file *desc_index_symbol(const struct desc_index *ix, const char *symbol);
+const struct desc_file *sbx_grpc_desc_index_file(const struct desc_index *ix, const char *name);
+const struct desc_file *sbx_grpc_desc_index_symbol(const struct desc_index *ix, const char *symbol);
 
 /* The file and its transitive dependencies, the file first, each once.
  * Writes up to cap entries into out; returns the count. */
-size_t desc_index_closure(const struct desc_index *ix, const struct desc_file *f,
-                          const struct desc_file **out, size_t cap);
+size_t sbx_grpc_desc_index_closure(const struct desc_index *ix, const struct desc_file *f,
+                                   const struct desc_file **out, size_t cap);
 
 #endif

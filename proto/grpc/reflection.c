@@ -24,7 +24,7 @@ struct reflection {
 static void reflection_free(void *arg)
 {
     struct reflection *r = arg;
-    desc_index_free(&r->ix);
+    sbx_grpc_desc_index_free(&r->ix);
     free(r);
 }
 
@@ -33,7 +33,7 @@ static void answer_files(Response *resp, const struct desc_index *ix, const stru
                          ProtobufCBinaryData *bins)
 {
     const struct desc_file *files[MAX_FILES];
-    size_t n = desc_index_closure(ix, f, files, MAX_FILES);
+    size_t n = sbx_grpc_desc_index_closure(ix, f, files, MAX_FILES);
     for (size_t i = 0; i < n; i++) {
         bins[i].data = (uint8_t *)(uintptr_t)files[i]->bytes;
         bins[i].len = files[i]->len;
@@ -96,15 +96,15 @@ static void on_request(struct sbx_grpc_server_call *call, const uint8_t *msg, si
         break;
     }
     case GRPC__REFLECTION__V1__SERVER_REFLECTION_REQUEST__MESSAGE_REQUEST_FILE_BY_FILENAME:
-        f = desc_index_file(&r->ix, req->file_by_filename);
+        f = sbx_grpc_desc_index_file(&r->ix, req->file_by_filename);
         missing = f ? NULL : req->file_by_filename;
         break;
     case GRPC__REFLECTION__V1__SERVER_REFLECTION_REQUEST__MESSAGE_REQUEST_FILE_CONTAINING_SYMBOL:
-        f = desc_index_symbol(&r->ix, req->file_containing_symbol);
+        f = sbx_grpc_desc_index_symbol(&r->ix, req->file_containing_symbol);
         missing = f ? NULL : req->file_containing_symbol;
         break;
     case GRPC__REFLECTION__V1__SERVER_REFLECTION_REQUEST__MESSAGE_REQUEST_ALL_EXTENSION_NUMBERS_OF_TYPE:
-        if (desc_index_symbol(&r->ix, req->all_extension_numbers_of_type)) {
+        if (sbx_grpc_desc_index_symbol(&r->ix, req->all_extension_numbers_of_type)) {
             enr.base_type_name = req->all_extension_numbers_of_type;
             resp.message_response_case =
                 GRPC__REFLECTION__V1__SERVER_REFLECTION_RESPONSE__MESSAGE_RESPONSE_ALL_EXTENSION_NUMBERS_RESPONSE;
@@ -161,11 +161,11 @@ int sbx_grpc_reflection_register(struct sbx_grpc_server *s, const uint8_t *descr
 {
     struct reflection *r = calloc(1, sizeof *r);
     if (!r) return -1;
-    if (desc_index_parse(&r->ix, descriptor_set, len) < 0) {
+    if (sbx_grpc_desc_index_parse(&r->ix, descriptor_set, len) < 0) {
         free(r);
         return -1;
     }
-    if (server_add_cleanup(s, reflection_free, r) < 0) {
+    if (sbx_grpc_server_add_cleanup(s, reflection_free, r) < 0) {
         reflection_free(r);
         return -1;
     }

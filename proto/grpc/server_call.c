@@ -1,5 +1,5 @@
 /* A server call's life: its memory and references, the handler
- * notifications queued for it, and server_dispatch, which delivers them
+ * notifications queued for it, and sbx_grpc_server_dispatch, which delivers them
  * outside nghttp2. */
 #include <nghttp2/nghttp2.h>
 #include <stdio.h>
@@ -11,7 +11,7 @@
 
 /* ---- call memory ------------------------------------------------------- */
 
-void skv_free(struct kv *a, size_t n)
+void sbx_grpc_skv_free(struct kv *a, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         free(a[i].name);
@@ -20,7 +20,8 @@ void skv_free(struct kv *a, size_t n)
     free(a);
 }
 
-int skv_add(struct kv **a, size_t *n, const char *name, size_t nlen, const char *value, size_t vlen)
+int sbx_grpc_skv_add(struct kv **a, size_t *n, const char *name, size_t nlen, const char *value,
+                     size_t vlen)
 {
     struct kv *p = realloc(*a, (*n + 1) * sizeof **a);
     if (!p) return -1;
@@ -36,12 +37,12 @@ int skv_add(struct kv **a, size_t *n, const char *name, size_t nlen, const char 
     return 0;
 }
 
-void scall_drop_queue(struct sbx_grpc_server_call *call)
+void sbx_grpc_scall_drop_queue(struct sbx_grpc_server_call *call)
 {
-    msg_queue_clear(&call->q, &call->srv->out_pool);
+    sbx_grpc_msg_queue_clear(&call->q, &call->srv->out_pool);
 }
 
-void scall_drop_requests(struct sbx_grpc_server_call *call)
+void sbx_grpc_scall_drop_requests(struct sbx_grpc_server_call *call)
 {
     while (call->req_head) {
         struct req_msg *m = call->req_head;
@@ -52,7 +53,7 @@ void scall_drop_requests(struct sbx_grpc_server_call *call)
     call->req_tail = NULL;
 }
 
-void scall_unlink(struct sbx_grpc_server_call *call)
+void sbx_grpc_scall_unlink(struct sbx_grpc_server_call *call)
 {
     struct sconn *c = call->conn;
     if (!c) return;
@@ -67,15 +68,15 @@ void scall_unlink(struct sbx_grpc_server_call *call)
     call->conn = NULL;
 }
 
-void scall_unref(struct sbx_grpc_server_call *call)
+void sbx_grpc_scall_unref(struct sbx_grpc_server_call *call)
 {
     if (--call->refs > 0) return;
-    scall_unlink(call);
-    scall_drop_queue(call);
-    scall_drop_requests(call);
+    sbx_grpc_scall_unlink(call);
+    sbx_grpc_scall_drop_queue(call);
+    sbx_grpc_scall_drop_requests(call);
     sbx_grpc_deframer_free(&call->deframer);
-    skv_free(call->hdrs, call->n_hdrs);
-    skv_free(call->md, call->n_md);
+    sbx_grpc_skv_free(call->hdrs, call->n_hdrs);
+    sbx_grpc_skv_free(call->md, call->n_md);
     free(call->path);
     free(call->http_method);
     free(call->content_type);
@@ -84,10 +85,10 @@ void scall_unref(struct sbx_grpc_server_call *call)
     struct sbx_grpc_server *srv = call->srv;
     free(call);
     srv->live_calls--;
-    server_call_gone(srv);
+    sbx_grpc_server_call_gone(srv);
 }
 
-void scall_schedule(struct sbx_grpc_server_call *call, unsigned what)
+void sbx_grpc_scall_schedule(struct sbx_grpc_server_call *call, unsigned what)
 {
     struct sbx_grpc_server *s = call->srv;
     call->pending |= what;
@@ -104,21 +105,21 @@ void scall_schedule(struct sbx_grpc_server_call *call, unsigned what)
     if (s->kick_dispatch) s->kick_dispatch(s);
 }
 
-void sconn_kick(struct sconn *c)
+void sbx_grpc_sconn_kick(struct sconn *c)
 {
     if (c && c->want_write) c->want_write(c->io);
 }
 
-void scall_cancel(struct sbx_grpc_server_call *call, enum sbx_grpc_cancel_reason reason)
+void sbx_grpc_scall_cancel(struct sbx_grpc_server_call *call, enum sbx_grpc_cancel_reason reason)
 {
     if (call->cancelled || call->handler_done) return;
     call->cancelled = true;
     call->cancel_reason = reason;
-    scall_drop_queue(call);
-    if (call->handler_owned) scall_schedule(call, N_CANCEL);
+    sbx_grpc_scall_drop_queue(call);
+    if (call->handler_owned) sbx_grpc_scall_schedule(call, N_CANCEL);
 }
 
-void server_dispatch(struct sbx_grpc_server *s)
+void sbx_grpc_server_dispatch(struct sbx_grpc_server *s)
 {
     if (s->dispatching) return;
     s->dispatching = true;
@@ -168,7 +169,7 @@ void server_dispatch(struct sbx_grpc_server *s)
                 call->cancel_notified = true;
                 call->on_cancel(call, call->on_cancel_user, call->cancel_reason);
             }
-            scall_unref(call);
+            sbx_grpc_scall_unref(call);
             // NOLINTEND(clang-analyzer-unix.Malloc)
         }
     }

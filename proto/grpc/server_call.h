@@ -91,47 +91,47 @@ struct sconn {
     bool fatal;
     bool handshaken;     /* the client's SETTINGS arrived (after its preface) */
     struct out_list out; /* serialised output waiting for the socket */
-    size_t fill_want;    /* sconn_fill stops serialising at this many unsent bytes */
-    size_t pulled;       /* sconn_send: bytes handed out by the previous call */
+    size_t fill_want;    /* sbx_grpc_sconn_fill stops serialising at this many unsent bytes */
+    size_t pulled;       /* sbx_grpc_sconn_send: bytes handed out by the previous call */
 };
 
 /* ---- call memory and notifications (server_call.c) ---------------------- */
 
-void skv_free(struct kv *a, size_t n);
-int skv_add(struct kv **a, size_t *n, const char *name, size_t nlen, const char *value,
-            size_t vlen);
+void sbx_grpc_skv_free(struct kv *a, size_t n);
+int sbx_grpc_skv_add(struct kv **a, size_t *n, const char *name, size_t nlen, const char *value,
+                     size_t vlen);
 /* Frees the response bytes still queued. */
-void scall_drop_queue(struct sbx_grpc_server_call *call);
+void sbx_grpc_scall_drop_queue(struct sbx_grpc_server_call *call);
 /* Frees the requests not yet delivered. */
-void scall_drop_requests(struct sbx_grpc_server_call *call);
+void sbx_grpc_scall_drop_requests(struct sbx_grpc_server_call *call);
 /* Detaches the call from its connection's list. */
-void scall_unlink(struct sbx_grpc_server_call *call);
+void sbx_grpc_scall_unlink(struct sbx_grpc_server_call *call);
 /* Drops one reference; the last one frees the call. */
-void scall_unref(struct sbx_grpc_server_call *call);
-/* Queues notifications (enum notify bits) for server_dispatch. */
-void scall_schedule(struct sbx_grpc_server_call *call, unsigned what);
+void sbx_grpc_scall_unref(struct sbx_grpc_server_call *call);
+/* Queues notifications (enum notify bits) for sbx_grpc_server_dispatch. */
+void sbx_grpc_scall_schedule(struct sbx_grpc_server_call *call, unsigned what);
 /* Tells the connection's owner there is output. */
-void sconn_kick(struct sconn *c);
+void sbx_grpc_sconn_kick(struct sconn *c);
 /* Marks a call cancelled and, if the handler holds it, queues on_cancel. */
-void scall_cancel(struct sbx_grpc_server_call *call, enum sbx_grpc_cancel_reason reason);
+void sbx_grpc_scall_cancel(struct sbx_grpc_server_call *call, enum sbx_grpc_cancel_reason reason);
 
 /* ---- responses (server_response.c) -------------------------------------- */
 
 /* Submits the status: trailers, or a trailers-only response. */
-void scall_submit_status(struct sbx_grpc_server_call *call, int code, const char *message);
+void sbx_grpc_scall_submit_status(struct sbx_grpc_server_call *call, int code, const char *message);
 /* Ends a call from the library side (reject, deadline, protocol error). */
-void scall_library_status(struct sbx_grpc_server_call *call, int code, const char *message,
-                          enum sbx_grpc_cancel_reason reason);
+void sbx_grpc_scall_library_status(struct sbx_grpc_server_call *call, int code, const char *message,
+                                   enum sbx_grpc_cancel_reason reason);
 /* Answers with a bare HTTP status (not a gRPC request). */
-void scall_http_reject(struct sbx_grpc_server_call *call, const char *status);
+void sbx_grpc_scall_http_reject(struct sbx_grpc_server_call *call, const char *status);
 /* Submits the response headers with the deferred data provider, once. */
-void scall_ensure_headers(struct sbx_grpc_server_call *call);
+void sbx_grpc_scall_ensure_headers(struct sbx_grpc_server_call *call);
 /* Registers the callbacks that emit DATA frames from the calls' queues. */
-void server_response_callbacks(nghttp2_session_callbacks *cbs);
+void sbx_grpc_server_response_callbacks(nghttp2_session_callbacks *cbs);
 
 /* ---- requests (server_request.c) ---------------------------------------- */
 
 /* Registers the callbacks that receive requests. */
-void server_request_callbacks(nghttp2_session_callbacks *cbs);
+void sbx_grpc_server_request_callbacks(nghttp2_session_callbacks *cbs);
 
 #endif

@@ -14,12 +14,12 @@ static void queued(struct sbx_grpc_server_call *call)
 {
     if (!call->stall_since_ms) call->stall_since_ms = sbx_grpc_now_ms();
     if (call->q.bytes >= call->low_water) call->writable_armed = true;
-    scall_ensure_headers(call);
+    sbx_grpc_scall_ensure_headers(call);
     if (call->data_deferred) {
         call->data_deferred = false;
         nghttp2_session_resume_data(call->conn->session, call->stream_id);
     }
-    sconn_kick(call->conn);
+    sbx_grpc_sconn_kick(call->conn);
 }
 
 int sbx_grpc_server_call_send_messagev(struct sbx_grpc_server_call *call, const struct iovec *parts,
@@ -38,7 +38,7 @@ int sbx_grpc_server_call_send_messagev(struct sbx_grpc_server_call *call, const 
         call->writable_armed = true;
         return SBX_GRPC_SEND_FULL;
     }
-    if (msg_queue_push(&call->q, &call->srv->out_pool, parts, n_parts, len) < 0)
+    if (sbx_grpc_msg_queue_push(&call->q, &call->srv->out_pool, parts, n_parts, len) < 0)
         return SBX_GRPC_SEND_FULL;
     queued(call);
     return SBX_GRPC_SEND_OK;
@@ -55,7 +55,7 @@ uint8_t *sbx_grpc_server_call_reserve(struct sbx_grpc_server_call *call, size_t 
     if (!can_send(call) || cap > UINT32_MAX || call->q.bytes + cap > call->srv->opts.max_call_queue)
         return NULL;
     call->reserved = cap;
-    return msg_queue_reserve(&call->q, &call->srv->out_pool, cap);
+    return sbx_grpc_msg_queue_reserve(&call->q, &call->srv->out_pool, cap);
 }
 
 int sbx_grpc_server_call_commit(struct sbx_grpc_server_call *call, size_t len)
@@ -65,7 +65,7 @@ int sbx_grpc_server_call_commit(struct sbx_grpc_server_call *call, size_t len)
     if (len > cap) return SBX_GRPC_SEND_INVALID;
     if (!can_send(call)) return SBX_GRPC_SEND_CLOSED;
     if (len == 0) return SBX_GRPC_SEND_OK;
-    msg_queue_commit(&call->q, len);
+    sbx_grpc_msg_queue_commit(&call->q, len);
     queued(call);
     return SBX_GRPC_SEND_OK;
 }
@@ -101,7 +101,7 @@ void sbx_grpc_server_call_on_cancel(struct sbx_grpc_server_call *call,
     call->on_cancel_user = user;
     if (on_cancel && call->cancelled && call->handler_owned && !call->handler_done &&
         !call->cancel_notified)
-        scall_schedule(call, N_CANCEL);
+        sbx_grpc_scall_schedule(call, N_CANCEL);
 }
 
 int sbx_grpc_server_call_add_metadata(struct sbx_grpc_server_call *call, const char *name,
@@ -112,7 +112,7 @@ int sbx_grpc_server_call_add_metadata(struct sbx_grpc_server_call *call, const c
         return -1;
     for (const char *p = value; *p; p++)
         if ((unsigned char)*p < 0x20 || (unsigned char)*p == 0x7f) return -1;
-    return skv_add(&call->md, &call->n_md, name, strlen(name), value, strlen(value));
+    return sbx_grpc_skv_add(&call->md, &call->n_md, name, strlen(name), value, strlen(value));
 }
 
 static void handler_release(struct sbx_grpc_server_call *call)
@@ -121,7 +121,7 @@ static void handler_release(struct sbx_grpc_server_call *call)
     call->handler_done = true;
     if (call->handler_owned) {
         call->handler_owned = false;
-        scall_unref(call);
+        sbx_grpc_scall_unref(call);
     }
 }
 
@@ -131,9 +131,9 @@ void sbx_grpc_server_call_finish(struct sbx_grpc_server_call *call, int code, co
     if (call->conn && call->stream_attached && !call->cancelled && !call->status_submitted &&
         !call->rejected) {
         if (!call->headers_sent && call->srv->opts.never_trailers_only)
-            scall_ensure_headers(call); /* then the status follows as trailers */
+            sbx_grpc_scall_ensure_headers(call); /* then the status follows as trailers */
         if (!call->headers_sent) {
-            scall_submit_status(call, code, message);
+            sbx_grpc_scall_submit_status(call, code, message);
         } else {
             call->status_code = code;
             free(call->status_message);
@@ -143,7 +143,7 @@ void sbx_grpc_server_call_finish(struct sbx_grpc_server_call *call, int code, co
                 call->data_deferred = false;
                 nghttp2_session_resume_data(call->conn->session, call->stream_id);
             }
-            sconn_kick(call->conn);
+            sbx_grpc_sconn_kick(call->conn);
         }
     }
     handler_release(call);
@@ -156,7 +156,7 @@ void sbx_grpc_server_call_release(struct sbx_grpc_server_call *call)
         nghttp2_submit_rst_stream(call->conn->session, NGHTTP2_FLAG_NONE, call->stream_id,
                                   NGHTTP2_CANCEL);
         call->cancelled = true;
-        sconn_kick(call->conn);
+        sbx_grpc_sconn_kick(call->conn);
     }
     handler_release(call);
 }

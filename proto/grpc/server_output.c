@@ -45,7 +45,7 @@ static void block_unref(struct out_pool *pool, struct out_block *b)
     free(b);
 }
 
-void out_pool_clear(struct out_pool *pool)
+void sbx_grpc_out_pool_clear(struct out_pool *pool)
 {
     while (pool->free) {
         struct out_block *b = pool->free;
@@ -80,21 +80,21 @@ static struct out_block *tail_space(struct msg_queue *q, struct out_pool *pool, 
     return b;
 }
 
-uint8_t *msg_queue_reserve(struct msg_queue *q, struct out_pool *pool, size_t cap)
+uint8_t *sbx_grpc_msg_queue_reserve(struct msg_queue *q, struct out_pool *pool, size_t cap)
 {
     struct out_block *t = tail_space(q, pool, cap);
     return t ? t->data + t->len : NULL;
 }
 
-void msg_queue_commit(struct msg_queue *q, size_t len)
+void sbx_grpc_msg_queue_commit(struct msg_queue *q, size_t len)
 {
     q->tail->len += len;
     q->bytes += len;
     q->total += len;
 }
 
-int msg_queue_push(struct msg_queue *q, struct out_pool *pool, const struct iovec *parts,
-                   size_t n_parts, size_t len)
+int sbx_grpc_msg_queue_push(struct msg_queue *q, struct out_pool *pool, const struct iovec *parts,
+                            size_t n_parts, size_t len)
 {
     size_t need = SBX_GRPC_PREFIX_LEN + len;
     struct out_block *t = tail_space(q, pool, need);
@@ -112,7 +112,7 @@ int msg_queue_push(struct msg_queue *q, struct out_pool *pool, const struct iove
     return 0;
 }
 
-void msg_queue_clear(struct msg_queue *q, struct out_pool *pool)
+void sbx_grpc_msg_queue_clear(struct msg_queue *q, struct out_pool *pool)
 {
     while (q->head) {
         struct out_block *b = q->head;
@@ -157,7 +157,7 @@ static int add_span(struct out_list *l, struct out_block *b, const uint8_t *p, s
     return 0;
 }
 
-int out_list_copy(struct out_list *l, struct out_pool *pool, const uint8_t *d, size_t len)
+int sbx_grpc_out_list_copy(struct out_list *l, struct out_pool *pool, const uint8_t *d, size_t len)
 {
     if (len == 0) return 0;
     if (!l->in || l->in->cap - l->in->len < len) {
@@ -172,7 +172,8 @@ int out_list_copy(struct out_list *l, struct out_pool *pool, const uint8_t *d, s
     return add_span(l, l->in, p, len);
 }
 
-int out_list_take(struct out_list *l, struct msg_queue *q, struct out_pool *pool, size_t len)
+int sbx_grpc_out_list_take(struct out_list *l, struct msg_queue *q, struct out_pool *pool,
+                           size_t len)
 {
     while (len > 0 && q->head) {
         struct out_block *b = q->head;
@@ -190,8 +191,8 @@ int out_list_take(struct out_list *l, struct msg_queue *q, struct out_pool *pool
     return len == 0 ? 0 : -1;
 }
 
-size_t out_list_next(struct out_list *l, struct iovec *iov, size_t max_iov, size_t max_bytes,
-                     size_t *bytes)
+size_t sbx_grpc_out_list_next(struct out_list *l, struct iovec *iov, size_t max_iov,
+                              size_t max_bytes, size_t *bytes)
 {
     size_t k = 0, total = 0;
     while (k < max_iov && l->cur < l->n && total < max_bytes) {
@@ -213,7 +214,7 @@ size_t out_list_next(struct out_list *l, struct iovec *iov, size_t max_iov, size
     return k;
 }
 
-void out_list_written(struct out_list *l, struct out_pool *pool, size_t len)
+void sbx_grpc_out_list_written(struct out_list *l, struct out_pool *pool, size_t len)
 {
     while (len > 0 && l->first < l->n) {
         struct out_span *s = &l->v[l->first];
@@ -231,7 +232,7 @@ void out_list_written(struct out_list *l, struct out_pool *pool, size_t len)
     if (l->first == l->n) l->first = l->n = l->cur = l->cur_off = 0;
 }
 
-void out_list_clear(struct out_list *l, struct out_pool *pool)
+void sbx_grpc_out_list_clear(struct out_list *l, struct out_pool *pool)
 {
     for (size_t i = l->first; i < l->n; i++)
         block_unref(pool, l->v[i].b);

@@ -39,7 +39,7 @@ struct out_span {
 };
 
 /* The connection's output: spans[first, n); spans before `cur` (and cur_off
- * bytes of spans[cur]) were handed out and wait for out_list_written. */
+ * bytes of spans[cur]) were handed out and wait for sbx_grpc_out_list_written. */
 struct out_list {
     struct out_span *v;
     size_t first, n, cap;
@@ -49,32 +49,33 @@ struct out_list {
     struct out_block *in; /* block receiving copied bytes */
 };
 
-void out_pool_clear(struct out_pool *pool);
+void sbx_grpc_out_pool_clear(struct out_pool *pool);
 
 /* Appends one message: the 5-byte gRPC prefix and the concatenation of
  * parts (len bytes in all). Returns 0, or -1 when out of memory. */
-int msg_queue_push(struct msg_queue *q, struct out_pool *pool, const struct iovec *parts,
-                   size_t n_parts, size_t len);
-void msg_queue_clear(struct msg_queue *q, struct out_pool *pool);
+int sbx_grpc_msg_queue_push(struct msg_queue *q, struct out_pool *pool, const struct iovec *parts,
+                            size_t n_parts, size_t len);
+void sbx_grpc_msg_queue_clear(struct msg_queue *q, struct out_pool *pool);
 
 /* Space for cap bytes after the queue's end, for messages written in place;
- * nothing is queued until msg_queue_commit. NULL when out of memory. */
-uint8_t *msg_queue_reserve(struct msg_queue *q, struct out_pool *pool, size_t cap);
+ * nothing is queued until sbx_grpc_msg_queue_commit. NULL when out of memory. */
+uint8_t *sbx_grpc_msg_queue_reserve(struct msg_queue *q, struct out_pool *pool, size_t cap);
 /* Queues the first len bytes written at the reserved space (len <= cap). */
-void msg_queue_commit(struct msg_queue *q, size_t len);
+void sbx_grpc_msg_queue_commit(struct msg_queue *q, size_t len);
 
 /* Appends a copy of d. Returns 0, or -1 when out of memory. */
-int out_list_copy(struct out_list *l, struct out_pool *pool, const uint8_t *d, size_t len);
+int sbx_grpc_out_list_copy(struct out_list *l, struct out_pool *pool, const uint8_t *d, size_t len);
 /* Moves the first len bytes of q (which holds at least len) to the list
  * without copying them. Returns 0, or -1 when out of memory. */
-int out_list_take(struct out_list *l, struct msg_queue *q, struct out_pool *pool, size_t len);
+int sbx_grpc_out_list_take(struct out_list *l, struct msg_queue *q, struct out_pool *pool,
+                           size_t len);
 /* Hands out up to max_iov iovecs, at most max_bytes in all, of the bytes not
- * handed out yet; they stay valid until out_list_written releases them.
+ * handed out yet; they stay valid until sbx_grpc_out_list_written releases them.
  * Returns the number of iovecs; *bytes is their total length. */
-size_t out_list_next(struct out_list *l, struct iovec *iov, size_t max_iov, size_t max_bytes,
-                     size_t *bytes);
+size_t sbx_grpc_out_list_next(struct out_list *l, struct iovec *iov, size_t max_iov,
+                              size_t max_bytes, size_t *bytes);
 /* The first len handed-out bytes were written: releases them. */
-void out_list_written(struct out_list *l, struct out_pool *pool, size_t len);
-void out_list_clear(struct out_list *l, struct out_pool *pool);
+void sbx_grpc_out_list_written(struct out_list *l, struct out_pool *pool, size_t len);
+void sbx_grpc_out_list_clear(struct out_list *l, struct out_pool *pool);
 
 #endif

@@ -65,7 +65,7 @@ static int on_header(nghttp2_session *s, const nghttp2_frame *frame, const uint8
         free(*slot);
         *slot = strndup(v, vlen);
     }
-    if (nlen > 0 && n[0] != ':') skv_add(&call->hdrs, &call->n_hdrs, n, nlen, v, vlen);
+    if (nlen > 0 && n[0] != ':') sbx_grpc_skv_add(&call->hdrs, &call->n_hdrs, n, nlen, v, vlen);
     return 0;
 }
 
@@ -77,23 +77,24 @@ static void request_headers_done(struct sbx_grpc_server_call *call)
         char msg[96];
         snprintf(msg, sizeof msg, "request headers exceed %u bytes",
                  (unsigned)c->srv->opts.max_header_list);
-        scall_library_status(call, SBX_GRPC_RESOURCE_EXHAUSTED, msg, SBX_GRPC_CANCEL_PROTOCOL);
+        sbx_grpc_scall_library_status(call, SBX_GRPC_RESOURCE_EXHAUSTED, msg,
+                                      SBX_GRPC_CANCEL_PROTOCOL);
         return;
     }
     if (!call->http_method || strcmp(call->http_method, "POST") != 0) {
-        scall_http_reject(call, "405");
+        sbx_grpc_scall_http_reject(call, "405");
         return;
     }
     if (!call->content_type ||
         !sbx_grpc_content_type_ok(call->content_type, strlen(call->content_type))) {
-        scall_http_reject(call, "415");
+        sbx_grpc_scall_http_reject(call, "415");
         return;
     }
     if (call->timeout) {
         uint64_t ns;
         if (sbx_grpc_timeout_parse(call->timeout, strlen(call->timeout), &ns) < 0) {
-            scall_library_status(call, SBX_GRPC_INTERNAL, "malformed grpc-timeout",
-                                 SBX_GRPC_CANCEL_PROTOCOL);
+            sbx_grpc_scall_library_status(call, SBX_GRPC_INTERNAL, "malformed grpc-timeout",
+                                          SBX_GRPC_CANCEL_PROTOCOL);
             return;
         }
         uint64_t ms = ns / 1000000u + (ns % 1000000u ? 1 : 0);
@@ -101,7 +102,8 @@ static void request_headers_done(struct sbx_grpc_server_call *call)
         call->deadline_ms = sbx_grpc_now_ms() + (int64_t)ms;
         if (call->deadline_ms == 0) call->deadline_ms = 1;
     }
-    call->method = call->path ? server_find_method(c->srv, call->path, strlen(call->path)) : NULL;
+    call->method =
+        call->path ? sbx_grpc_server_find_method(c->srv, call->path, strlen(call->path)) : NULL;
     if (call->method && call->method->m.kind != SBX_GRPC_METHOD_BIDI_STREAMING &&
         c->srv->opts.request_timeout_ms) {
         call->request_deadline_ms = sbx_grpc_now_ms() + c->srv->opts.request_timeout_ms;
@@ -113,7 +115,7 @@ static void request_headers_done(struct sbx_grpc_server_call *call)
                        ? c->srv->opts.unknown_method_status(call->path ? call->path : "",
                                                             c->srv->opts.unknown_method_user)
                        : SBX_GRPC_UNIMPLEMENTED;
-        scall_library_status(call, code, msg, SBX_GRPC_CANCEL_PROTOCOL);
+        sbx_grpc_scall_library_status(call, code, msg, SBX_GRPC_CANCEL_PROTOCOL);
     }
 }
 
@@ -122,22 +124,23 @@ static void request_complete(struct sbx_grpc_server_call *call)
     call->half_closed = true;
     if (call->rejected) return;
     if (!sbx_grpc_deframer_idle(&call->deframer)) {
-        scall_library_status(call, SBX_GRPC_INTERNAL, "request ended inside a message",
-                             SBX_GRPC_CANCEL_PROTOCOL);
+        sbx_grpc_scall_library_status(call, SBX_GRPC_INTERNAL, "request ended inside a message",
+                                      SBX_GRPC_CANCEL_PROTOCOL);
         return;
     }
     if (call->method->m.kind == SBX_GRPC_METHOD_BIDI_STREAMING) {
-        scall_schedule(call, N_HALF_CLOSE);
+        sbx_grpc_scall_schedule(call, N_HALF_CLOSE);
         return;
     }
     if (call->n_requests != 1) {
-        scall_library_status(call, SBX_GRPC_INTERNAL,
-                             call->n_requests ? "more than one request message for a unary request"
-                                              : "no request message",
-                             SBX_GRPC_CANCEL_PROTOCOL);
+        sbx_grpc_scall_library_status(call, SBX_GRPC_INTERNAL,
+                                      call->n_requests
+                                          ? "more than one request message for a unary request"
+                                          : "no request message",
+                                      SBX_GRPC_CANCEL_PROTOCOL);
         return;
     }
-    scall_schedule(call, N_REQUEST);
+    sbx_grpc_scall_schedule(call, N_REQUEST);
 }
 
 static int on_frame_recv(nghttp2_session *s, const nghttp2_frame *frame, void *user)
@@ -179,34 +182,36 @@ static int on_data_chunk(nghttp2_session *s, uint8_t flags, int32_t id, const ui
             char m[96];
             snprintf(m, sizeof m, "request message larger than max (%zu bytes)",
                      call->deframer.max_message);
-            scall_library_status(call, SBX_GRPC_RESOURCE_EXHAUSTED, m, SBX_GRPC_CANCEL_PROTOCOL);
+            sbx_grpc_scall_library_status(call, SBX_GRPC_RESOURCE_EXHAUSTED, m,
+                                          SBX_GRPC_CANCEL_PROTOCOL);
             return 0;
         }
         if (rv == SBX_GRPC_DEFRAME_COMPRESSED) {
-            scall_library_status(call, SBX_GRPC_UNIMPLEMENTED,
-                                 "compressed request message but no grpc-encoding is supported",
-                                 SBX_GRPC_CANCEL_PROTOCOL);
+            sbx_grpc_scall_library_status(
+                call, SBX_GRPC_UNIMPLEMENTED,
+                "compressed request message but no grpc-encoding is supported",
+                SBX_GRPC_CANCEL_PROTOCOL);
             return 0;
         }
         if (rv != SBX_GRPC_DEFRAME_MESSAGE) {
-            scall_library_status(call, SBX_GRPC_INTERNAL, "invalid message flag byte",
-                                 SBX_GRPC_CANCEL_PROTOCOL);
+            sbx_grpc_scall_library_status(call, SBX_GRPC_INTERNAL, "invalid message flag byte",
+                                          SBX_GRPC_CANCEL_PROTOCOL);
             return 0;
         }
         call->n_requests++;
         bool bidi = call->method->m.kind == SBX_GRPC_METHOD_BIDI_STREAMING;
         if (!bidi && call->n_requests > 1) {
             free(msg);
-            scall_library_status(call, SBX_GRPC_INTERNAL,
-                                 "more than one request message for a unary request",
-                                 SBX_GRPC_CANCEL_PROTOCOL);
+            sbx_grpc_scall_library_status(call, SBX_GRPC_INTERNAL,
+                                          "more than one request message for a unary request",
+                                          SBX_GRPC_CANCEL_PROTOCOL);
             return 0;
         }
         struct req_msg *m = calloc(1, sizeof *m);
         if (!m) {
             free(msg);
-            scall_library_status(call, SBX_GRPC_RESOURCE_EXHAUSTED, "out of memory",
-                                 SBX_GRPC_CANCEL_PROTOCOL);
+            sbx_grpc_scall_library_status(call, SBX_GRPC_RESOURCE_EXHAUSTED, "out of memory",
+                                          SBX_GRPC_CANCEL_PROTOCOL);
             return 0;
         }
         m->data = msg;
@@ -216,7 +221,7 @@ static int on_data_chunk(nghttp2_session *s, uint8_t flags, int32_t id, const ui
         else
             call->req_head = m;
         call->req_tail = m;
-        if (bidi) scall_schedule(call, N_REQUEST);
+        if (bidi) sbx_grpc_scall_schedule(call, N_REQUEST);
     }
     return 0;
 }
@@ -243,15 +248,16 @@ static int on_stream_close(nghttp2_session *s, int32_t id, uint32_t error_code, 
     c->streams--;
     bool clean = call->status_submitted && error_code == NGHTTP2_NO_ERROR && !call->rst_received;
     if (!clean && !call->handler_done)
-        scall_cancel(call, call->rst_received ? SBX_GRPC_CANCEL_RESET : SBX_GRPC_CANCEL_CONNECTION);
+        sbx_grpc_scall_cancel(call, call->rst_received ? SBX_GRPC_CANCEL_RESET
+                                                       : SBX_GRPC_CANCEL_CONNECTION);
     /* The stream may close with the response complete but the handler
      * never told (it finished); nothing more to do then. */
     call->cancelled = call->cancelled || !clean;
-    scall_unref(call);
+    sbx_grpc_scall_unref(call);
     return 0;
 }
 
-void server_request_callbacks(nghttp2_session_callbacks *cbs)
+void sbx_grpc_server_request_callbacks(nghttp2_session_callbacks *cbs)
 {
     nghttp2_session_callbacks_set_on_begin_headers_callback(cbs, on_begin_headers);
     nghttp2_session_callbacks_set_on_header_callback(cbs, on_header);

@@ -26,7 +26,7 @@ static const char *response_content_type(const struct sbx_grpc_server_call *call
 }
 
 /* Builds and submits the status: trailers, or a trailers-only response. */
-void scall_submit_status(struct sbx_grpc_server_call *call, int code, const char *message)
+void sbx_grpc_scall_submit_status(struct sbx_grpc_server_call *call, int code, const char *message)
 {
     struct sconn *c = call->conn;
     if (!c || call->status_submitted || !call->stream_attached) return;
@@ -59,34 +59,34 @@ void scall_submit_status(struct sbx_grpc_server_call *call, int code, const char
     }
     free(nv);
     free(enc);
-    skv_free(call->md, call->n_md);
+    sbx_grpc_skv_free(call->md, call->n_md);
     call->md = NULL;
     call->n_md = 0;
-    sconn_kick(c);
+    sbx_grpc_sconn_kick(c);
 }
 
 /* Ends a call from the library side (reject, deadline, protocol error). */
-void scall_library_status(struct sbx_grpc_server_call *call, int code, const char *message,
-                          enum sbx_grpc_cancel_reason reason)
+void sbx_grpc_scall_library_status(struct sbx_grpc_server_call *call, int code, const char *message,
+                                   enum sbx_grpc_cancel_reason reason)
 {
     call->rejected = true;
-    scall_drop_queue(call);
-    scall_drop_requests(call);
+    sbx_grpc_scall_drop_queue(call);
+    sbx_grpc_scall_drop_requests(call);
     if (call->headers_sent && !call->status_submitted) {
         /* Messages may be in flight: the trailers follow at once. */
         call->finish_pending = false;
-        scall_submit_status(call, code, message);
+        sbx_grpc_scall_submit_status(call, code, message);
         if (call->data_deferred && call->conn) {
             call->data_deferred = false;
             nghttp2_session_resume_data(call->conn->session, call->stream_id);
         }
     } else {
-        scall_submit_status(call, code, message);
+        sbx_grpc_scall_submit_status(call, code, message);
     }
-    scall_cancel(call, reason);
+    sbx_grpc_scall_cancel(call, reason);
 }
 
-void scall_http_reject(struct sbx_grpc_server_call *call, const char *status)
+void sbx_grpc_scall_http_reject(struct sbx_grpc_server_call *call, const char *status)
 {
     struct sconn *c = call->conn;
     call->rejected = true;
@@ -96,10 +96,10 @@ void scall_http_reject(struct sbx_grpc_server_call *call, const char *status)
     size_t n = 0;
     nv_add(nv, &n, ":status", status);
     nghttp2_submit_response(c->session, call->stream_id, nv, n, NULL);
-    sconn_kick(c);
+    sbx_grpc_sconn_kick(c);
 }
 
-void scall_ensure_headers(struct sbx_grpc_server_call *call)
+void sbx_grpc_scall_ensure_headers(struct sbx_grpc_server_call *call)
 {
     if (call->headers_sent) return;
     struct sconn *c = call->conn;
@@ -114,7 +114,7 @@ void scall_ensure_headers(struct sbx_grpc_server_call *call)
     if (nghttp2_submit_response(c->session, call->stream_id, nv, n, &prd) == 0)
         call->headers_sent = true;
     free(nv);
-    skv_free(call->md, call->n_md);
+    sbx_grpc_skv_free(call->md, call->n_md);
     call->md = NULL;
     call->n_md = 0;
 }
@@ -136,7 +136,7 @@ static ssize_t read_response(nghttp2_session *s, int32_t id, uint8_t *buf, size_
         *flags |= NGHTTP2_DATA_FLAG_EOF | NGHTTP2_DATA_FLAG_NO_END_STREAM;
         if (call->finish_pending) {
             call->finish_pending = false;
-            scall_submit_status(call, call->status_code, call->status_message);
+            sbx_grpc_scall_submit_status(call, call->status_code, call->status_message);
         }
         return (ssize_t)n;
     }
@@ -147,7 +147,7 @@ static ssize_t read_response(nghttp2_session *s, int32_t id, uint8_t *buf, size_
 
 /* Emits a DATA frame whose payload read_response left in the call's queue:
  * the frame header is copied, the payload becomes spans of the queue's
- * blocks. Pauses serialising once sconn_fill has what it asked for. */
+ * blocks. Pauses serialising once sbx_grpc_sconn_fill has what it asked for. */
 static int send_data_frame(nghttp2_session *s, nghttp2_frame *frame, const uint8_t *framehd,
                            size_t length, nghttp2_data_source *src, void *user)
 {
@@ -160,15 +160,15 @@ static int send_data_frame(nghttp2_session *s, nghttp2_frame *frame, const uint8
     static const uint8_t zeros[256];
     size_t pad = frame->data.padlen;
     uint8_t padlen = (uint8_t)(pad ? pad - 1 : 0);
-    if (out_list_copy(&c->out, pool, framehd, 9) < 0 ||
-        (pad && out_list_copy(&c->out, pool, &padlen, 1) < 0) ||
-        out_list_take(&c->out, &call->q, pool, length) < 0 ||
-        (pad > 1 && out_list_copy(&c->out, pool, zeros, pad - 1) < 0))
+    if (sbx_grpc_out_list_copy(&c->out, pool, framehd, 9) < 0 ||
+        (pad && sbx_grpc_out_list_copy(&c->out, pool, &padlen, 1) < 0) ||
+        sbx_grpc_out_list_take(&c->out, &call->q, pool, length) < 0 ||
+        (pad > 1 && sbx_grpc_out_list_copy(&c->out, pool, zeros, pad - 1) < 0))
         return NGHTTP2_ERR_CALLBACK_FAILURE;
     call->stall_since_ms = call->q.bytes ? sbx_grpc_now_ms() : 0;
     if (call->writable_armed && call->q.bytes < call->low_water && !call->cancelled) {
         call->writable_armed = false;
-        scall_schedule(call, N_WRITABLE);
+        sbx_grpc_scall_schedule(call, N_WRITABLE);
     }
     return c->out.unsent >= c->fill_want ? NGHTTP2_ERR_PAUSE : 0;
 }
@@ -191,7 +191,7 @@ static ssize_t data_frame_length(nghttp2_session *s, uint8_t type, int32_t id,
     return n > 0 ? n : 1;
 }
 
-void server_response_callbacks(nghttp2_session_callbacks *cbs)
+void sbx_grpc_server_response_callbacks(nghttp2_session_callbacks *cbs)
 {
     nghttp2_session_callbacks_set_send_data_callback(cbs, send_data_frame);
     nghttp2_session_callbacks_set_data_source_read_length_callback(cbs, data_frame_length);

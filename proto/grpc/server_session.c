@@ -1,8 +1,8 @@
 /* One gRPC server connection as a sans-I/O nghttp2 server session: bytes
- * in (sconn_recv), bytes out (sconn_fill, sconn_next_output, sconn_written),
- * the deadlines of its calls, GOAWAY and the connection's end. What a call
+ * in (sbx_grpc_sconn_recv), bytes out (sbx_grpc_sconn_fill, sbx_grpc_sconn_next_output,
+ * sbx_grpc_sconn_written), the deadlines of its calls, GOAWAY and the connection's end. What a call
  * receives and sends is in server_request.c and server_response.c; handler
- * callbacks are delivered by server_dispatch (server_call.c), never from
+ * callbacks are delivered by sbx_grpc_server_dispatch (server_call.c), never from
  * inside nghttp2. */
 #include <nghttp2/nghttp2.h>
 #include <stdio.h>
@@ -12,7 +12,8 @@
 #include "client_transport.h" /* sbx_grpc_now_ms */
 #include "server_call.h"
 
-struct sconn *sconn_new(struct sbx_grpc_server *srv, void (*want_write)(void *io), void *io)
+struct sconn *sbx_grpc_sconn_new(struct sbx_grpc_server *srv, void (*want_write)(void *io),
+                                 void *io)
 {
     struct sconn *c = calloc(1, sizeof *c);
     if (!c) return NULL;
@@ -24,8 +25,8 @@ struct sconn *sconn_new(struct sbx_grpc_server *srv, void (*want_write)(void *io
         free(c);
         return NULL;
     }
-    server_request_callbacks(cbs);
-    server_response_callbacks(cbs);
+    sbx_grpc_server_request_callbacks(cbs);
+    sbx_grpc_server_response_callbacks(cbs);
     int rv = nghttp2_session_server_new(&c->session, cbs, c);
     nghttp2_session_callbacks_del(cbs);
     if (rv != 0) {
@@ -41,7 +42,7 @@ struct sconn *sconn_new(struct sbx_grpc_server *srv, void (*want_write)(void *io
     return c;
 }
 
-int sconn_recv(struct sconn *c, const uint8_t *data, size_t len)
+int sbx_grpc_sconn_recv(struct sconn *c, const uint8_t *data, size_t len)
 {
     if (c->fatal) return -1;
     ssize_t rv = nghttp2_session_mem_recv(c->session, data, len);
@@ -52,13 +53,14 @@ int sconn_recv(struct sconn *c, const uint8_t *data, size_t len)
     return 0;
 }
 
-ssize_t sconn_fill(struct sconn *c, size_t want)
+ssize_t sbx_grpc_sconn_fill(struct sconn *c, size_t want)
 {
     c->fill_want = want ? want : 1;
     while (c->out.unsent < c->fill_want) {
         const uint8_t *d;
         ssize_t n = nghttp2_session_mem_send(c->session, &d);
-        if (n < 0 || (n > 0 && out_list_copy(&c->out, &c->srv->out_pool, d, (size_t)n) < 0)) {
+        if (n < 0 ||
+            (n > 0 && sbx_grpc_out_list_copy(&c->out, &c->srv->out_pool, d, (size_t)n) < 0)) {
             c->fatal = true;
             return -1;
         }
@@ -67,25 +69,25 @@ ssize_t sconn_fill(struct sconn *c, size_t want)
     return (ssize_t)c->out.unsent;
 }
 
-size_t sconn_next_output(struct sconn *c, struct iovec *iov, size_t max_iov, size_t max_bytes,
-                         size_t *bytes)
+size_t sbx_grpc_sconn_next_output(struct sconn *c, struct iovec *iov, size_t max_iov,
+                                  size_t max_bytes, size_t *bytes)
 {
-    return out_list_next(&c->out, iov, max_iov, max_bytes, bytes);
+    return sbx_grpc_out_list_next(&c->out, iov, max_iov, max_bytes, bytes);
 }
 
-void sconn_written(struct sconn *c, size_t len)
+void sbx_grpc_sconn_written(struct sconn *c, size_t len)
 {
-    out_list_written(&c->out, &c->srv->out_pool, len);
+    sbx_grpc_out_list_written(&c->out, &c->srv->out_pool, len);
 }
 
-ssize_t sconn_send(struct sconn *c, const uint8_t **data)
+ssize_t sbx_grpc_sconn_send(struct sconn *c, const uint8_t **data)
 {
-    sconn_written(c, c->pulled);
+    sbx_grpc_sconn_written(c, c->pulled);
     c->pulled = 0;
-    if (sconn_fill(c, 1) < 0) return -1;
+    if (sbx_grpc_sconn_fill(c, 1) < 0) return -1;
     struct iovec iov;
     size_t n;
-    if (sconn_next_output(c, &iov, 1, SIZE_MAX, &n) == 0) return 0;
+    if (sbx_grpc_sconn_next_output(c, &iov, 1, SIZE_MAX, &n) == 0) return 0;
     *data = iov.iov_base;
     c->pulled = n;
     return (ssize_t)n;
@@ -109,12 +111,12 @@ static int64_t stall_deadline(const struct sbx_grpc_server_call *call)
     return call->stall_since_ms + t;
 }
 
-bool sconn_handshaken(const struct sconn *c)
+bool sbx_grpc_sconn_handshaken(const struct sconn *c)
 {
     return c->handshaken;
 }
 
-int64_t sconn_next_deadline(const struct sconn *c)
+int64_t sbx_grpc_sconn_next_deadline(const struct sconn *c)
 {
     int64_t best = -1;
     for (const struct sbx_grpc_server_call *call = c->calls; call; call = call->next) {
@@ -129,7 +131,7 @@ int64_t sconn_next_deadline(const struct sconn *c)
     return best;
 }
 
-void sconn_expire(struct sconn *c, int64_t now_ms)
+void sbx_grpc_sconn_expire(struct sconn *c, int64_t now_ms)
 {
     for (struct sbx_grpc_server_call *call = c->calls; call; call = call->next) {
         int64_t sd = stall_deadline(call);
@@ -140,12 +142,12 @@ void sconn_expire(struct sconn *c, int64_t now_ms)
             call->rejected = true;
             call->status_submitted = true;
             call->finish_pending = false;
-            scall_drop_queue(call);
-            scall_drop_requests(call);
+            sbx_grpc_scall_drop_queue(call);
+            sbx_grpc_scall_drop_requests(call);
             nghttp2_submit_rst_stream(c->session, NGHTTP2_FLAG_NONE, call->stream_id,
                                       NGHTTP2_CANCEL);
-            scall_cancel(call, SBX_GRPC_CANCEL_STALLED);
-            sconn_kick(c);
+            sbx_grpc_scall_cancel(call, SBX_GRPC_CANCEL_STALLED);
+            sbx_grpc_sconn_kick(c);
             continue;
         }
         int64_t rd = request_deadline(call);
@@ -154,11 +156,11 @@ void sconn_expire(struct sconn *c, int64_t now_ms)
             call->request_deadline_ms = 0;
             call->rejected = true;
             call->status_submitted = true;
-            scall_drop_requests(call);
+            sbx_grpc_scall_drop_requests(call);
             nghttp2_submit_rst_stream(c->session, NGHTTP2_FLAG_NONE, call->stream_id,
                                       NGHTTP2_CANCEL);
-            scall_cancel(call, SBX_GRPC_CANCEL_PROTOCOL);
-            sconn_kick(c);
+            sbx_grpc_scall_cancel(call, SBX_GRPC_CANCEL_PROTOCOL);
+            sbx_grpc_sconn_kick(c);
             continue;
         }
         if (call->deadline_ms && call->deadline_ms <= now_ms && call->stream_attached &&
@@ -168,39 +170,39 @@ void sconn_expire(struct sconn *c, int64_t now_ms)
                 /* Nothing more goes out on the stream: no status, a reset. */
                 call->rejected = true;
                 call->status_submitted = true;
-                scall_drop_requests(call);
+                sbx_grpc_scall_drop_requests(call);
                 nghttp2_submit_rst_stream(c->session, NGHTTP2_FLAG_NONE, call->stream_id,
                                           NGHTTP2_CANCEL);
-                scall_cancel(call, SBX_GRPC_CANCEL_DEADLINE);
-                sconn_kick(c);
+                sbx_grpc_scall_cancel(call, SBX_GRPC_CANCEL_DEADLINE);
+                sbx_grpc_sconn_kick(c);
             } else {
-                scall_library_status(call, SBX_GRPC_DEADLINE_EXCEEDED, "deadline exceeded",
-                                     SBX_GRPC_CANCEL_DEADLINE);
+                sbx_grpc_scall_library_status(call, SBX_GRPC_DEADLINE_EXCEEDED, "deadline exceeded",
+                                              SBX_GRPC_CANCEL_DEADLINE);
             }
         }
     }
 }
 
-void sconn_goaway(struct sconn *c)
+void sbx_grpc_sconn_goaway(struct sconn *c)
 {
     nghttp2_submit_goaway(c->session, NGHTTP2_FLAG_NONE,
                           nghttp2_session_get_last_proc_stream_id(c->session), NGHTTP2_NO_ERROR,
                           NULL, 0);
-    sconn_kick(c);
+    sbx_grpc_sconn_kick(c);
 }
 
-bool sconn_finished(const struct sconn *c)
+bool sbx_grpc_sconn_finished(const struct sconn *c)
 {
     return c->fatal || (!nghttp2_session_want_read(c->session) &&
                         !nghttp2_session_want_write(c->session) && c->out.unsent == 0);
 }
 
-size_t sconn_streams(const struct sconn *c)
+size_t sbx_grpc_sconn_streams(const struct sconn *c)
 {
     return c->streams;
 }
 
-void sconn_lost(struct sconn *c, enum sbx_grpc_cancel_reason reason)
+void sbx_grpc_sconn_lost(struct sconn *c, enum sbx_grpc_cancel_reason reason)
 {
     struct sbx_grpc_server_call *call = c->calls;
     while (call) {
@@ -209,24 +211,24 @@ void sconn_lost(struct sconn *c, enum sbx_grpc_cancel_reason reason)
             call->stream_attached = false;
             nghttp2_session_set_stream_user_data(c->session, call->stream_id, NULL);
             c->streams--;
-            scall_cancel(call, reason);
+            sbx_grpc_scall_cancel(call, reason);
             call->cancelled = true;
-            scall_unref(call); /* the stream's reference */
+            sbx_grpc_scall_unref(call); /* the stream's reference */
         }
         call = next;
     }
 }
 
-void sconn_free(struct sconn *c)
+void sbx_grpc_sconn_free(struct sconn *c)
 {
     if (!c) return;
-    sconn_lost(c, SBX_GRPC_CANCEL_CONNECTION);
+    sbx_grpc_sconn_lost(c, SBX_GRPC_CANCEL_CONNECTION);
     /* Handler-held calls outlive the connection, detached. */
     while (c->calls)
         /* a listed call has conn set: call_unref unlinked every freed one */
         // NOLINTNEXTLINE(clang-analyzer-unix.Malloc)
-        scall_unlink(c->calls);
+        sbx_grpc_scall_unlink(c->calls);
     nghttp2_session_del(c->session);
-    out_list_clear(&c->out, &c->srv->out_pool);
+    sbx_grpc_out_list_clear(&c->out, &c->srv->out_pool);
     free(c);
 }

@@ -63,8 +63,8 @@ static void server_maybe_finish_close(struct sbx_grpc_server *s);
 
 /* ---- registry ------------------------------------------------------------ */
 
-const struct method_entry *server_find_method(const struct sbx_grpc_server *s, const char *path,
-                                              size_t len)
+const struct method_entry *sbx_grpc_server_find_method(const struct sbx_grpc_server *s,
+                                                       const char *path, size_t len)
 {
     for (size_t i = 0; i < s->n_methods; i++) {
         const struct method_entry *e = &s->methods[i];
@@ -76,7 +76,7 @@ const struct method_entry *server_find_method(const struct sbx_grpc_server *s, c
 int sbx_grpc_server_add_method(struct sbx_grpc_server *s, const struct sbx_grpc_method *m)
 {
     if (!m || !m->path || m->path[0] != '/' || !m->on_request ||
-        server_find_method(s, m->path, strlen(m->path)))
+        sbx_grpc_server_find_method(s, m->path, strlen(m->path)))
         return -1;
     /* Entries are referenced by live calls: the array never moves once a
      * call could point into it, so it is sized once. */
@@ -100,7 +100,7 @@ static void dispatch_idle_cb(uv_idle_t *h)
 {
     struct sbx_grpc_server *s = h->data;
     uv_idle_stop(h);
-    server_dispatch(s);
+    sbx_grpc_server_dispatch(s);
 }
 
 static void kick_dispatch(struct sbx_grpc_server *s)
@@ -139,7 +139,7 @@ struct sbx_grpc_server *sbx_grpc_server_new(uv_loop_t *loop,
     return s;
 }
 
-int server_add_cleanup(struct sbx_grpc_server *s, void (*fn)(void *arg), void *arg)
+int sbx_grpc_server_add_cleanup(struct sbx_grpc_server *s, void (*fn)(void *arg), void *arg)
 {
     if (s->n_cleanups == sizeof s->cleanups / sizeof s->cleanups[0]) return -1;
     s->cleanups[s->n_cleanups].fn = fn;
@@ -155,12 +155,12 @@ static void really_free(struct sbx_grpc_server *s)
     for (size_t i = 0; i < s->n_methods; i++)
         free(s->methods[i].path);
     free(s->methods);
-    out_pool_clear(&s->out_pool);
+    sbx_grpc_out_pool_clear(&s->out_pool);
     free(s->rbuf);
     free(s);
 }
 
-void server_call_gone(struct sbx_grpc_server *s)
+void sbx_grpc_server_call_gone(struct sbx_grpc_server *s)
 {
     if (s->free_requested && s->live_calls == 0) really_free(s);
 }
@@ -170,7 +170,7 @@ void sbx_grpc_server_free(struct sbx_grpc_server *s)
     if (!s) return;
     s->kick_dispatch = NULL;
     /* Deliver what is still pending (cancellations) so handlers can release. */
-    server_dispatch(s);
+    sbx_grpc_server_dispatch(s);
     if (s->handles_init && !s->closed_notified) {
         /* Its handles are still on the loop: freeing would corrupt it. */
         fprintf(stderr, "sbx_grpc_server_free: server still open; close it first\n");
@@ -204,13 +204,13 @@ static void conn_handle_closed(uv_handle_t *h)
     if (--uc->handles_open > 0) return;
     struct sbx_grpc_server *s = uc->srv;
     if (uc->admitted) s->opts.release_peer(uc->peer_tag, s->opts.peer_user);
-    sconn_free(uc->sc);
+    sbx_grpc_sconn_free(uc->sc);
     free(uc);
     s->n_conns--;
     if (s->n_conns == 0) {
         /* Idle: give the spares back, and the heap pages the sessions of
          * many closed connections left scattered (glibc keeps them). */
-        out_pool_clear(&s->out_pool);
+        sbx_grpc_out_pool_clear(&s->out_pool);
         malloc_trim(0);
     }
     server_maybe_finish_close(s);
@@ -226,7 +226,7 @@ static void conn_close(struct uv_conn *uc, enum sbx_grpc_cancel_reason reason)
     else
         s->conns = uc->next;
     if (uc->next) uc->next->prev = uc->prev;
-    sconn_lost(uc->sc, reason);
+    sbx_grpc_sconn_lost(uc->sc, reason);
     uv_close((uv_handle_t *)&uc->timer, conn_handle_closed);
     uv_close((uv_handle_t *)&uc->flush_idle, conn_handle_closed);
     uv_close(&uc->h.handle, conn_handle_closed);
@@ -236,7 +236,7 @@ static void conn_close(struct uv_conn *uc, enum sbx_grpc_cancel_reason reason)
 static int64_t conn_deadline(const struct uv_conn *uc)
 {
     const struct sbx_grpc_server_opts *o = &uc->srv->opts;
-    if (!sconn_handshaken(uc->sc))
+    if (!sbx_grpc_sconn_handshaken(uc->sc))
         return o->handshake_timeout_ms ? uc->accepted_ms + o->handshake_timeout_ms : -1;
     if (uc->idle_since_ms && o->idle_timeout_ms && !uc->idle_goaway)
         return uc->idle_since_ms + o->idle_timeout_ms;
@@ -249,25 +249,25 @@ static void deadline_cb(uv_timer_t *t)
     if (uc->closing) return;
     int64_t now = sbx_grpc_now_ms(), own = conn_deadline(uc);
     if (own >= 0 && own <= now) {
-        if (!sconn_handshaken(uc->sc)) {
+        if (!sbx_grpc_sconn_handshaken(uc->sc)) {
             /* Not an HTTP/2 client, or one that never finished its preface. */
             conn_close(uc, SBX_GRPC_CANCEL_CONNECTION);
             return;
         }
         uc->idle_goaway = true; /* closes once the GOAWAY is out (no stream is open) */
-        sconn_goaway(uc->sc);
+        sbx_grpc_sconn_goaway(uc->sc);
     }
-    sconn_expire(uc->sc, now);
+    sbx_grpc_sconn_expire(uc->sc, now);
     conn_flush(uc);
 }
 
 static void rearm_timer(struct uv_conn *uc)
 {
-    if (sconn_streams(uc->sc) > 0)
+    if (sbx_grpc_sconn_streams(uc->sc) > 0)
         uc->idle_since_ms = 0;
     else if (!uc->idle_since_ms)
         uc->idle_since_ms = sbx_grpc_now_ms();
-    int64_t d = sconn_next_deadline(uc->sc), own = conn_deadline(uc);
+    int64_t d = sbx_grpc_sconn_next_deadline(uc->sc), own = conn_deadline(uc);
     if (own >= 0 && (d < 0 || own < d)) d = own;
     if (d < 0) {
         uv_timer_stop(&uc->timer);
@@ -282,7 +282,7 @@ static void on_write(uv_write_t *req, int status)
     struct write_req *w = (struct write_req *)req;
     struct uv_conn *uc = w->conn;
     uc->outstanding -= w->len;
-    if (!uc->closing && status == 0) sconn_written(uc->sc, w->len);
+    if (!uc->closing && status == 0) sbx_grpc_sconn_written(uc->sc, w->len);
     free(w);
     if (uc->closing) return;
     if (status < 0) {
@@ -312,7 +312,7 @@ static void on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
         return;
     }
     if (nread == 0) return;
-    if (sconn_recv(uc->sc, uc->srv->rbuf, (size_t)nread) < 0) {
+    if (sbx_grpc_sconn_recv(uc->sc, uc->srv->rbuf, (size_t)nread) < 0) {
         /* Fatal protocol error: stop reading, let a GOAWAY out, then close. */
         uv_read_stop(st);
         uc->reading = false;
@@ -340,14 +340,14 @@ static void conn_flush(struct uv_conn *uc)
 {
     struct sbx_grpc_server *s = uc->srv;
     while (!uc->closing && uc->outstanding < s->opts.max_conn_output) {
-        if (sconn_fill(uc->sc, WRITE_BATCH) < 0) {
+        if (sbx_grpc_sconn_fill(uc->sc, WRITE_BATCH) < 0) {
             conn_close(uc, SBX_GRPC_CANCEL_CONNECTION);
             return;
         }
         struct iovec iov[WRITE_IOV];
         uv_buf_t bufs[WRITE_IOV];
         size_t bytes;
-        size_t n = sconn_next_output(uc->sc, iov, WRITE_IOV, WRITE_BATCH, &bytes);
+        size_t n = sbx_grpc_sconn_next_output(uc->sc, iov, WRITE_IOV, WRITE_BATCH, &bytes);
         if (n == 0) break;
         for (size_t i = 0; i < n; i++)
             bufs[i] = uv_buf_init(iov[i].iov_base, (unsigned)iov[i].iov_len);
@@ -359,7 +359,7 @@ static void conn_flush(struct uv_conn *uc)
                 return;
             }
             done = rv > 0 ? (size_t)rv : 0;
-            sconn_written(uc->sc, done);
+            sbx_grpc_sconn_written(uc->sc, done);
         }
         if (done == bytes) continue;
         size_t left = bytes - done, first = 0;
@@ -390,11 +390,11 @@ static void conn_flush(struct uv_conn *uc)
         uv_read_stop(&uc->h.stream);
         uc->reading = false;
     } else if (!uc->reading && uc->outstanding < s->opts.max_conn_output / 2 &&
-               !sconn_finished(uc->sc)) {
+               !sbx_grpc_sconn_finished(uc->sc)) {
         uv_read_start(&uc->h.stream, alloc_cb, on_read);
         uc->reading = true;
     }
-    if (sconn_finished(uc->sc) && uc->outstanding == 0) {
+    if (sbx_grpc_sconn_finished(uc->sc) && uc->outstanding == 0) {
         conn_close(uc, SBX_GRPC_CANCEL_CONNECTION);
         return;
     }
@@ -423,7 +423,7 @@ static void on_connection(uv_stream_t *server, int status)
     uc->next = s->conns;
     if (s->conns) s->conns->prev = uc;
     s->conns = uc;
-    uc->sc = sconn_new(s, want_write, uc);
+    uc->sc = sbx_grpc_sconn_new(s, want_write, uc);
     if (uv_accept(server, &uc->h.stream) < 0 || !uc->sc) {
         if (!uc->sc) uc->sc = NULL;
         uc->closing = true;
@@ -456,7 +456,7 @@ static void on_connection(uv_stream_t *server, int status)
     }
     uc->accepted_ms = sbx_grpc_now_ms();
     if (!l->is_pipe) uv_tcp_nodelay(&uc->h.tcp, 1);
-    if (s->shutting_down) sconn_goaway(uc->sc);
+    if (s->shutting_down) sbx_grpc_sconn_goaway(uc->sc);
     uv_read_start(&uc->h.stream, alloc_cb, on_read);
     uc->reading = true;
     conn_flush(uc);
@@ -593,7 +593,7 @@ static void server_maybe_finish_close(struct sbx_grpc_server *s)
         return;
     s->final_close_started = true;
     /* Cancellations of the last connections reach handlers before the end. */
-    server_dispatch(s);
+    sbx_grpc_server_dispatch(s);
     s->kick_dispatch = NULL;
     uv_close((uv_handle_t *)&s->dispatch_idle, server_handle_closed);
     uv_close((uv_handle_t *)&s->grace_timer, server_handle_closed);
@@ -637,7 +637,7 @@ void sbx_grpc_server_shutdown(struct sbx_grpc_server *s, unsigned grace_ms,
     s->shutting_down = true;
     close_listeners(s);
     for (struct uv_conn *uc = s->conns; uc; uc = uc->next) {
-        sconn_goaway(uc->sc);
+        sbx_grpc_sconn_goaway(uc->sc);
         want_write(uc);
     }
     if (grace_ms > 0) uv_timer_start(&s->grace_timer, grace_expired, grace_ms, 0);

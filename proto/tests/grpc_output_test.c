@@ -20,7 +20,7 @@ static size_t drain(struct out_list *l, struct out_pool *pool, uint8_t *out, siz
     for (int guard = 0; guard < 100000; guard++) {
         struct iovec iov[8];
         size_t bytes;
-        size_t n = out_list_next(l, iov, 8, step, &bytes);
+        size_t n = sbx_grpc_out_list_next(l, iov, 8, step, &bytes);
         if (n == 0) break;
         size_t sum = 0;
         for (size_t i = 0; i < n; i++) {
@@ -30,7 +30,7 @@ static size_t drain(struct out_list *l, struct out_pool *pool, uint8_t *out, siz
         assert_int_equal(sum, bytes);
         assert_true(bytes <= step);
         got += bytes;
-        out_list_written(l, pool, bytes);
+        sbx_grpc_out_list_written(l, pool, bytes);
     }
     return got;
 }
@@ -39,7 +39,7 @@ static void push_bytes(struct msg_queue *q, struct out_pool *pool, const uint8_t
                        const uint8_t *body, size_t bl)
 {
     struct iovec parts[2] = {{(void *)(uintptr_t)head, hl}, {(void *)(uintptr_t)body, bl}};
-    assert_int_equal(msg_queue_push(q, pool, parts, 2, hl + bl), 0);
+    assert_int_equal(sbx_grpc_msg_queue_push(q, pool, parts, 2, hl + bl), 0);
 }
 
 static void test_messages_framed_in_order(void **state)
@@ -64,8 +64,8 @@ static void test_messages_framed_in_order(void **state)
     size_t expect_len = 0;
     while (q.bytes > 0) {
         size_t t = q.bytes < 16384 ? q.bytes : 16384;
-        assert_int_equal(out_list_copy(&l, &pool, hd, sizeof hd), 0);
-        assert_int_equal(out_list_take(&l, &q, &pool, t), 0);
+        assert_int_equal(sbx_grpc_out_list_copy(&l, &pool, hd, sizeof hd), 0);
+        assert_int_equal(sbx_grpc_out_list_take(&l, &q, &pool, t), 0);
         expect_len += sizeof hd + t;
     }
     assert_int_equal(l.unsent, expect_len);
@@ -98,9 +98,9 @@ static void test_messages_framed_in_order(void **state)
     assert_int_equal(off, total);
     free(out);
     free(msgs);
-    msg_queue_clear(&q, &pool);
-    out_list_clear(&l, &pool);
-    out_pool_clear(&pool);
+    sbx_grpc_msg_queue_clear(&q, &pool);
+    sbx_grpc_out_list_clear(&l, &pool);
+    sbx_grpc_out_pool_clear(&pool);
 }
 
 static void test_partial_writes_keep_blocks_alive(void **state)
@@ -115,23 +115,23 @@ static void test_partial_writes_keep_blocks_alive(void **state)
     for (int k = 0; k < 300; k++)
         push_bytes(&q, &pool, body, 1, body + 1, sizeof body - 1);
     size_t total = q.bytes;
-    assert_int_equal(out_list_take(&l, &q, &pool, total / 2), 0);
+    assert_int_equal(sbx_grpc_out_list_take(&l, &q, &pool, total / 2), 0);
     struct iovec iov[4];
     size_t bytes;
-    assert_true(out_list_next(&l, iov, 4, 10000, &bytes) > 0);
+    assert_true(sbx_grpc_out_list_next(&l, iov, 4, 10000, &bytes) > 0);
     assert_int_equal(bytes, 10000);
     /* Written in two parts; the rest was handed out and is still valid. */
-    out_list_written(&l, &pool, 3000);
-    out_list_written(&l, &pool, 7000);
+    sbx_grpc_out_list_written(&l, &pool, 3000);
+    sbx_grpc_out_list_written(&l, &pool, 7000);
     assert_int_equal(l.bytes, total / 2 - 10000);
     /* Queue cleared (a cancelled call) while spans still point into it. */
-    msg_queue_clear(&q, &pool);
+    sbx_grpc_msg_queue_clear(&q, &pool);
     uint8_t *out = malloc(total);
     assert_non_null(out);
     size_t got = drain(&l, &pool, out, 65536);
     assert_int_equal(got, total / 2 - 10000);
     free(out);
-    out_list_clear(&l, &pool);
+    sbx_grpc_out_list_clear(&l, &pool);
     assert_true(pool.n_free > 0); /* large blocks came back as spares */
     /* A spare is reused for the next stream. */
     struct out_block *spare = pool.free;
@@ -141,8 +141,8 @@ static void test_partial_writes_keep_blocks_alive(void **state)
     for (struct out_block *b = q.head; b; b = b->next)
         reused = reused || b == spare;
     assert_true(reused);
-    msg_queue_clear(&q, &pool);
-    out_pool_clear(&pool);
+    sbx_grpc_msg_queue_clear(&q, &pool);
+    sbx_grpc_out_pool_clear(&pool);
     assert_int_equal(pool.n_free, 0);
 }
 
@@ -154,22 +154,22 @@ static void test_limits_of_next(void **state)
     uint8_t a[100];
     memset(a, 1, sizeof a);
     for (int k = 0; k < 50; k++)
-        assert_int_equal(out_list_copy(&l, &pool, a, sizeof a), 0);
+        assert_int_equal(sbx_grpc_out_list_copy(&l, &pool, a, sizeof a), 0);
     /* Copies into one block merge into one span. */
     assert_int_equal(l.n - l.first, 1);
     struct iovec iov[2];
     size_t bytes;
-    assert_int_equal(out_list_next(&l, iov, 2, 250, &bytes), 1);
+    assert_int_equal(sbx_grpc_out_list_next(&l, iov, 2, 250, &bytes), 1);
     assert_int_equal(bytes, 250);
     /* More bytes after a partial hand-out extend the unsent part only. */
-    assert_int_equal(out_list_copy(&l, &pool, a, sizeof a), 0);
+    assert_int_equal(sbx_grpc_out_list_copy(&l, &pool, a, sizeof a), 0);
     assert_int_equal(l.unsent, 5100 - 250);
-    out_list_written(&l, &pool, 250);
+    sbx_grpc_out_list_written(&l, &pool, 250);
     uint8_t out[6000];
     assert_int_equal(drain(&l, &pool, out, 1000), 5100 - 250);
-    assert_int_equal(out_list_next(&l, iov, 2, 1000, &bytes), 0);
-    out_list_clear(&l, &pool);
-    out_pool_clear(&pool);
+    assert_int_equal(sbx_grpc_out_list_next(&l, iov, 2, 1000, &bytes), 0);
+    sbx_grpc_out_list_clear(&l, &pool);
+    sbx_grpc_out_pool_clear(&pool);
 }
 
 static void test_reserve_and_commit(void **state)
@@ -181,24 +181,24 @@ static void test_reserve_and_commit(void **state)
     const uint8_t head[1] = {7};
     push_bytes(&q, &pool, head, 1, NULL, 0);
     /* Space for three messages; two are written and committed. */
-    uint8_t *p = msg_queue_reserve(&q, &pool, 3 * 8);
+    uint8_t *p = sbx_grpc_msg_queue_reserve(&q, &pool, 3 * 8);
     assert_non_null(p);
     for (int k = 0; k < 2; k++) {
         sbx_grpc_frame_prefix(p + k * 8, false, 3);
         memset(p + k * 8 + 5, 'a' + k, 3);
     }
-    msg_queue_commit(&q, 16);
+    sbx_grpc_msg_queue_commit(&q, 16);
     push_bytes(&q, &pool, head, 1, NULL, 0);
     assert_int_equal(q.bytes, 6 + 16 + 6);
-    assert_int_equal(out_list_take(&l, &q, &pool, q.bytes), 0);
+    assert_int_equal(sbx_grpc_out_list_take(&l, &q, &pool, q.bytes), 0);
     uint8_t out[64];
     assert_int_equal(drain(&l, &pool, out, 5), 28);
     const uint8_t want[28] = {0, 0, 0, 0, 1, 7,   0,   0,   0, 0, 3, 'a', 'a', 'a',
                               0, 0, 0, 0, 3, 'b', 'b', 'b', 0, 0, 0, 0,   1,   7};
     assert_memory_equal(out, want, sizeof want);
-    msg_queue_clear(&q, &pool);
-    out_list_clear(&l, &pool);
-    out_pool_clear(&pool);
+    sbx_grpc_msg_queue_clear(&q, &pool);
+    sbx_grpc_out_list_clear(&l, &pool);
+    sbx_grpc_out_pool_clear(&pool);
 }
 
 int main(void)

@@ -24,10 +24,10 @@ struct mem {
 
 static void pull_server_output(struct mem *m)
 {
-    server_dispatch(m->srv);
+    sbx_grpc_server_dispatch(m->srv);
     for (;;) {
         const uint8_t *d;
-        ssize_t n = sconn_send(m->sc, &d);
+        ssize_t n = sbx_grpc_sconn_send(m->sc, &d);
         if (n <= 0) break;
         if (m->len + (size_t)n > m->cap) {
             m->cap = (m->len + (size_t)n) * 2;
@@ -35,14 +35,14 @@ static void pull_server_output(struct mem *m)
         }
         memcpy(m->out + m->len, d, (size_t)n);
         m->len += (size_t)n;
-        server_dispatch(m->srv);
+        sbx_grpc_server_dispatch(m->srv);
     }
 }
 
 static ssize_t mem_write(void *ctx, const uint8_t *buf, size_t len)
 {
     struct mem *m = ctx;
-    if (sconn_recv(m->sc, buf, len) < 0) m->fatal = true;
+    if (sbx_grpc_sconn_recv(m->sc, buf, len) < 0) m->fatal = true;
     pull_server_output(m);
     return (ssize_t)len;
 }
@@ -51,7 +51,7 @@ static ssize_t mem_read(void *ctx, uint8_t *buf, size_t cap)
 {
     struct mem *m = ctx;
     pull_server_output(m);
-    if (m->len == 0) return (m->fatal || sconn_finished(m->sc)) ? -2 : 0;
+    if (m->len == 0) return (m->fatal || sbx_grpc_sconn_finished(m->sc)) ? -2 : 0;
     size_t n = m->len < cap ? m->len : cap;
     memcpy(buf, m->out, n);
     memmove(m->out, m->out + n, m->len - n);
@@ -63,9 +63,9 @@ static int mem_wait(void *ctx, int wait_ms, bool want_write)
 {
     struct mem *m = ctx;
     (void)want_write;
-    sconn_expire(m->sc, sbx_grpc_now_ms());
+    sbx_grpc_sconn_expire(m->sc, sbx_grpc_now_ms());
     pull_server_output(m);
-    if (m->len || m->fatal || sconn_finished(m->sc)) return 1;
+    if (m->len || m->fatal || sbx_grpc_sconn_finished(m->sc)) return 1;
     if (wait_ms > 0) usleep(wait_ms < 5 ? (useconds_t)wait_ms * 1000 : 5000);
     return 0;
 }
@@ -178,7 +178,7 @@ static int setup_with(void **state, const struct sbx_grpc_conn_opts *co, bool st
     for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++)
         assert_int_equal(sbx_grpc_server_add_method(f->mem.srv, &ms[i]), 0);
     assert_int_equal(sbx_grpc_server_add_method(f->mem.srv, &ms[0]), -1); /* duplicate */
-    f->mem.sc = sconn_new(f->mem.srv, NULL, NULL);
+    f->mem.sc = sbx_grpc_sconn_new(f->mem.srv, NULL, NULL);
     char err[128];
     f->conn = sbx_grpc_conn_new(&mem_ops, &f->mem, "test", co, err, sizeof err);
     assert_non_null(f->conn);
@@ -210,8 +210,8 @@ static int teardown(void **state)
 {
     struct fixture *f = *state;
     sbx_grpc_conn_close(f->conn);
-    sconn_free(f->mem.sc);
-    server_dispatch(f->mem.srv);
+    sbx_grpc_sconn_free(f->mem.sc);
+    sbx_grpc_server_dispatch(f->mem.srv);
     assert_int_equal(sbx_grpc_server_active_calls(f->mem.srv), 0);
     sbx_grpc_server_free(f->mem.srv);
     free(f->mem.out);
@@ -312,7 +312,7 @@ static void test_deadline(void **state)
                      SBX_GRPC_DEADLINE_EXCEEDED);
     assert_int_equal(r.end, SBX_GRPC_END_STATUS); /* sent by the server */
     sbx_grpc_result_free(&r);
-    server_dispatch(f->mem.srv);
+    sbx_grpc_server_dispatch(f->mem.srv);
     assert_int_equal(cancel_reason, SBX_GRPC_CANCEL_DEADLINE);
     assert_null(held);
 }
@@ -329,7 +329,7 @@ static void test_client_cancel(void **state)
     assert_int_equal(sbx_grpc_call_next(call, 0, &m, &len), SBX_GRPC_NEXT_ERROR);
     assert_int_equal(sbx_grpc_call_result(call)->end, SBX_GRPC_END_CANCELLED);
     sbx_grpc_conn_pump(f->conn, 0);
-    server_dispatch(f->mem.srv);
+    sbx_grpc_server_dispatch(f->mem.srv);
     assert_int_equal(cancel_reason, SBX_GRPC_CANCEL_RESET);
     assert_null(held);
     sbx_grpc_call_free(call);
@@ -380,7 +380,7 @@ static void test_flow_control(void **state)
 
 /* The client never reads: its window stays closed, nothing leaves the
  * server's queue, and once send_stall_timeout_ms passed the stream is reset
- * and the handler told (STALLED). Time is handed to sconn_expire. */
+ * and the handler told (STALLED). Time is handed to sbx_grpc_sconn_expire. */
 static void test_send_stall(void **state)
 {
     struct fixture *f = *state;
@@ -388,12 +388,12 @@ static void test_send_stall(void **state)
     for (int i = 0; i < 10; i++)
         sbx_grpc_conn_pump(f->conn, 1);
     int64_t now = sbx_grpc_now_ms();
-    sconn_expire(f->mem.sc, now + STALL_MS / 2); /* not yet */
-    server_dispatch(f->mem.srv);
+    sbx_grpc_sconn_expire(f->mem.sc, now + STALL_MS / 2); /* not yet */
+    sbx_grpc_server_dispatch(f->mem.srv);
     assert_int_equal(cancel_reason, 0);
-    assert_int_not_equal(sconn_next_deadline(f->mem.sc), -1);
-    sconn_expire(f->mem.sc, now + STALL_MS + 100);
-    server_dispatch(f->mem.srv);
+    assert_int_not_equal(sbx_grpc_sconn_next_deadline(f->mem.sc), -1);
+    sbx_grpc_sconn_expire(f->mem.sc, now + STALL_MS + 100);
+    sbx_grpc_server_dispatch(f->mem.srv);
     assert_int_equal(cancel_reason, SBX_GRPC_CANCEL_STALLED);
     const uint8_t *m;
     size_t len;
@@ -459,8 +459,8 @@ static void test_garbage_and_vanishing_peer(void **state)
     assert_int_equal(sbx_grpc_call_result(call)->end, SBX_GRPC_END_CONNECTION);
     assert_false(sbx_grpc_conn_usable(f->conn));
     /* The server loses the connection: the held call is cancelled. */
-    sconn_lost(f->mem.sc, SBX_GRPC_CANCEL_CONNECTION);
-    server_dispatch(f->mem.srv);
+    sbx_grpc_sconn_lost(f->mem.sc, SBX_GRPC_CANCEL_CONNECTION);
+    sbx_grpc_server_dispatch(f->mem.srv);
     assert_int_equal(cancel_reason, SBX_GRPC_CANCEL_CONNECTION);
     sbx_grpc_call_free(call);
     char err[64];
