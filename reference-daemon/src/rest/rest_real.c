@@ -110,14 +110,10 @@ static bool answer_first(struct MHD_Connection *c, const char *url, const char *
     return false;
 }
 
-static bool request_begins(struct rest_request *rq, struct MHD_Connection *c)
+static void request_begins(struct rest_request *rq)
 {
     (void)rq;
-    (void)c;
-    return false;
 }
-
-static void server_stops(void) {}
 
 static enum MHD_Result reply_unknown_route(struct MHD_Connection *c)
 {
@@ -283,7 +279,6 @@ const struct rest_behaviour rest_real = {
     .path_decoded = path_decoded,
     .answer_first = answer_first,
     .request_begins = request_begins,
-    .server_stops = server_stops,
     .reply_unknown_route = reply_unknown_route,
     .reply_open_error = reply_open_error,
     .file_range = file_range,
