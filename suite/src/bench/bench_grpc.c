@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "bench_measure.h"
+#include "grpc_dial.h"
 #include "process.pb-c.h"
 #include "sbx_grpc_client.h"
 
@@ -62,7 +63,7 @@ static struct sbx_grpc_conn *connect_to(const char *addr, bool big_windows, char
         co.initial_conn_window = CONN_WINDOW;
     }
     char why[200] = "";
-    struct sbx_grpc_conn *c = sbx_grpc_connect(addr, &co, why, sizeof why);
+    struct sbx_grpc_conn *c = grpc_dial(addr, &co, why, sizeof why);
     if (!c) bench_fmt(err, 256, "connect %s: %s", addr, why);
     return c;
 }

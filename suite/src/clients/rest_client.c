@@ -13,6 +13,7 @@
 #include "case_api.h"
 #include "output_limit.h"
 #include "text_util.h"
+#include "tls_options.h"
 
 enum {
     DEFAULT_TIMEOUT_MS = 30000,
@@ -113,18 +114,52 @@ static size_t on_read_body(char *buf, size_t size, size_t nitems, void *ud)
     return n;
 }
 
-/* Builds "http://host:port" (or the unix socket path) from an address. */
-static int base_url(const char *addr, char *url, size_t url_len, const char **unix_path)
+/* Builds "http://host:port", "https://host:port" (or the unix socket path)
+ * from an address. With --authority the URL names it and *connect_to sends
+ * the connection to the address (CURLOPT_CONNECT_TO), so that Host, SNI and
+ * the name verified are the authority's. */
+static int base_url(const char *addr, char *url, size_t url_len, const char **unix_path,
+                    char *connect_to, size_t ct_len)
 {
     *unix_path = NULL;
+    connect_to[0] = '\0';
     if (!addr || !*addr) return -1;
     if (strncmp(addr, "unix:", 5) == 0) {
         *unix_path = addr + 5;
         snprintf(url, url_len, "http://localhost/");
         return 0;
     }
-    int n = snprintf(url, url_len, "http://%s/", addr);
+    const char *scheme = tls_addr_is_https(addr) ? "https" : "http";
+    const char *hostport = tls_addr_hostport(addr);
+    const char *authority = tls_options_get()->authority;
+    const char *port = strrchr(hostport, ':');
+    int n;
+    if (authority && port) {
+        char name[256];
+        tls_server_name(addr, name, sizeof name);
+        bool v6 = strchr(name, ':') != NULL;
+        n = snprintf(url, url_len, "%s://%s%s%s%s/", scheme, v6 ? "[" : "", name, v6 ? "]" : "",
+                     port);
+        /* "HOST:PORT:CONNECT-TO-HOST:CONNECT-TO-PORT"; a v6 target keeps its brackets. */
+        snprintf(connect_to, ct_len, "%s%s%s%s:%s", v6 ? "[" : "", name, v6 ? "]" : "", port,
+                 hostport);
+    } else {
+        n = snprintf(url, url_len, "%s://%s/", scheme, hostport);
+    }
     return n > 0 && (size_t)n < url_len ? 0 : -1;
+}
+
+/* The run's TLS settings on a transfer to an https:// surface. */
+static void set_tls(CURL *c)
+{
+    const struct tls_options *o = tls_options_get();
+    if (o->cacert) curl_easy_setopt(c, CURLOPT_CAINFO, o->cacert);
+    if (o->cert) {
+        curl_easy_setopt(c, CURLOPT_SSLCERT, o->cert);
+        curl_easy_setopt(c, CURLOPT_SSLKEY, o->key);
+    }
+    curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, o->insecure ? 0L : 1L);
+    curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, o->insecure ? 0L : 2L);
 }
 
 static bool is_upload_method(const char *m)
@@ -138,9 +173,9 @@ int rest_do_at(const char *addr, const struct http_request *req, struct http_res
     resp->content_length = -1;
     pthread_once(&curl_once, curl_init_once);
 
-    char url[700];
+    char url[700], connect_to[700];
     const char *unix_path;
-    if (base_url(addr, url, sizeof url, &unix_path) != 0) {
+    if (base_url(addr, url, sizeof url, &unix_path, connect_to, sizeof connect_to) != 0) {
         snprintf(resp->error, sizeof resp->error, "bad address '%s'", addr ? addr : "");
         return -1;
     }
@@ -157,6 +192,12 @@ int rest_do_at(const char *addr, const struct http_request *req, struct http_res
     char errbuf[CURL_ERROR_SIZE] = "";
 
     curl_easy_setopt(c, CURLOPT_URL, url);
+    struct curl_slist *connect_list = NULL;
+    if (connect_to[0]) {
+        connect_list = curl_slist_append(NULL, connect_to);
+        curl_easy_setopt(c, CURLOPT_CONNECT_TO, connect_list);
+    }
+    if (tls_addr_is_https(addr)) set_tls(c);
     curl_easy_setopt(c, CURLOPT_REQUEST_TARGET, target);
     curl_easy_setopt(c, CURLOPT_PATH_AS_IS, 1L);
     if (unix_path) curl_easy_setopt(c, CURLOPT_UNIX_SOCKET_PATH, unix_path);
@@ -255,6 +296,7 @@ int rest_do_at(const char *addr, const struct http_request *req, struct http_res
     }
     curl_slist_free_all(hdrs);
     curl_easy_cleanup(c);
+    curl_slist_free_all(connect_list);
     return ret;
 }
 

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli_tls.h"
 #include "endpoint.h"
 
 void cli_print_help(FILE *f)
@@ -49,97 +50,100 @@ void cli_print_help(FILE *f)
         "                            sees an empty /tmp and cannot write anywhere else\n"
         "                            (caches in HOME included: HOME is its own directory).\n"
         "                            Needs root (CAP_SYS_ADMIN).\n"
-        "\n"
-        "Catalog:\n"
-        "  --list                    print the (selected) cases: ID, level, clauses, tags,\n"
-        "                            needs, timeout, title; then exit.\n"
-        "  --explain ID              print a case's purpose, its clauses' text, what it\n"
-        "                            catches and how it decides; then exit.\n"
-        "\n"
-        "Selection:\n"
-        "  --focus REGEX             run only cases whose \"ID title clauses tags\" matches\n"
-        "                            (POSIX extended regex).\n"
-        "  --skip REGEX              leave out cases that match.\n"
-        "  --tags a,b                run only cases with one of these tags (process, pty,\n"
-        "                            grpc, files, traversal, concurrency, metadata, health,\n"
-        "                            errors, lifecycle, transport).\n"
-        "  --level core|full         core: MUST cases only; full: MUST and SHOULD (default).\n"
-        "  --profile transport       add the transport profile (T clauses, as MUST): point\n"
-        "                            --grpc/--rest at a proxy in front of a runtime (one\n"
-        "                            address for both, or split). A proxy that answers\n"
-        "                            HTTP/1.1 on the gRPC address is reported, not\n"
-        "                            refused: T1-T3 fail, cases needing gRPC are skipped.\n"
-        "  --rerun-failed FILE       run only the cases that failed, timed out or errored in\n"
-        "                            an earlier results.json.\n"
-        "\n"
-        "Running:\n"
-        "  --jobs N                  cases in parallel (default: number of cores); cases\n"
-        "                            that must run alone are run after, one at a time.\n"
-        "  --seed N                  seed for randomised and race cases (default: random;\n"
-        "                            always printed, so a run can be reproduced).\n"
-        "  --timeout-scale X         multiply every case timeout (slow hosts, sanitizers).\n"
-        "  --max-output SIZE         bytes a case may take from the runtime: its Start\n"
-        "                            output in all, and each response body (default 512M;\n"
-        "                            K, M, G suffixes). Beyond it the case fails with\n"
-        "                            \"output exceeds N MiB\" and the stream is stopped.\n"
-        "  --unresponsive-after N    circuit breaker: after N consecutive cases timed out\n"
-        "                            or could not connect, and health or one Execute then\n"
-        "                            fails too, the cases not finished are reported\n"
-        "                            \"error: runtime unresponsive\" at once (default 3;\n"
-        "                            0 = never).\n"
-        "  --baseline FILE           known deviations (YAML list of id/reason/link): their\n"
-        "                            failures are expected-fail and do not fail the run;\n"
-        "                            when one passes it is reported as unexpected-pass.\n"
-        "                            An entry naming a case this suite does not have is\n"
-        "                            an error (exit 2) before anything runs.\n"
-        "  --openapi FILE            the OpenAPI 3.0 document responses are validated\n"
-        "                            against (default: $SBX_OPENAPI, else\n"
-        "                            openapi/sandboxd.yaml of the data directory); paths\n"
-        "                            are taken under its servers' base paths. What the\n"
-        "                            contract requires and the document does not describe\n"
-        "                            is judged by the contract and listed as a document\n"
-        "                            finding.\n"
-        "  --data-dir DIR            the suite's data: OpenAPI document, traversal vectors,\n"
-        "                            contract (default: $SBX_DATA_DIR, else\n"
-        "                            ../share/sandboxd-conformance beside this binary, else\n"
-        "                            the source tree it was built from).\n"
-        "\n"
-        "Reports (any combination):\n"
-        "  --json FILE               results, versioned schema (reports/results-schema.json)\n"
-        "  --junit FILE              JUnit XML, one testcase per case, classname = group\n"
-        "  --tap FILE                TAP version 13\n"
-        "  --markdown FILE           summary for a pull-request comment or CI job summary\n"
-        "  --html FILE               self-contained conformance report by clause\n"
-        "  --bundle DIR              certification bundle: results.json, junit.xml, reports,\n"
-        "                            the full log, runtime identity, parameters, suite version\n"
-        "  --log FILE                also keep the full log here\n"
-        "  --color auto|always|never console colour (auto: on a TTY unless NO_COLOR is set)\n"
-        "  --quiet                   console: no per-case lines, only the summary\n"
-        "\n"
-        "Verdict:\n"
-        "  --require-complete        exit 1 also when the verdict is incomplete (for\n"
-        "                            certification: nothing of the level may be missing).\n"
-        "\n"
-        "Exit status:\n"
-        "  0  no selected case failed, timed out or errored (baseline expected failures\n"
-        "     excepted)\n"
-        "  1  a selected case failed, timed out or errored; or --require-complete and the\n"
-        "     verdict is incomplete\n"
-        "  2  usage error\n"
-        "  3  the endpoint is unreachable (or a launched runtime never became healthy);\n"
-        "     the reports asked for are written all the same, with the reason\n"
-        "  4  the suite itself failed (broken catalog, cannot write a report, interrupted)\n"
-        "\n"
-        "Examples:\n"
-        "  sandboxd-conformance                                   # bundled sandboxd-ref\n"
-        "  sandboxd-conformance --grpc 10.0.0.7:9090 --rest 10.0.0.7:8080 --junit junit.xml\n"
-        "  sandboxd-conformance --launch './my-runtime --grpc-port {grpc_port} \\\n"
-        "        --rest-port {rest_port} --root-dir {root}' --html report.html\n"
-        "  sandboxd-conformance --grpc ... --rest ... --baseline known.yaml --json r.json\n"
-        "  sandboxd-conformance --grpc ... --rest ... --rerun-failed r.json --seed 1234\n"
-        "\n"
-        "  --help, --version\n",
+        "\n",
         f);
+    cli_tls_help(f);
+    fputs("\n"
+          "Catalog:\n"
+          "  --list                    print the (selected) cases: ID, level, clauses, tags,\n"
+          "                            needs, timeout, title; then exit.\n"
+          "  --explain ID              print a case's purpose, its clauses' text, what it\n"
+          "                            catches and how it decides; then exit.\n"
+          "\n"
+          "Selection:\n"
+          "  --focus REGEX             run only cases whose \"ID title clauses tags\" matches\n"
+          "                            (POSIX extended regex).\n"
+          "  --skip REGEX              leave out cases that match.\n"
+          "  --tags a,b                run only cases with one of these tags (process, pty,\n"
+          "                            grpc, files, traversal, concurrency, metadata, health,\n"
+          "                            errors, lifecycle, transport).\n"
+          "  --level core|full         core: MUST cases only; full: MUST and SHOULD (default).\n"
+          "  --profile transport       add the transport profile (T clauses, as MUST): point\n"
+          "                            --grpc/--rest at a proxy in front of a runtime (one\n"
+          "                            address for both, or split). A proxy that answers\n"
+          "                            HTTP/1.1 on the gRPC address is reported, not\n"
+          "                            refused: T1-T3 fail, cases needing gRPC are skipped.\n"
+          "  --rerun-failed FILE       run only the cases that failed, timed out or errored in\n"
+          "                            an earlier results.json.\n"
+          "\n"
+          "Running:\n"
+          "  --jobs N                  cases in parallel (default: number of cores); cases\n"
+          "                            that must run alone are run after, one at a time.\n"
+          "  --seed N                  seed for randomised and race cases (default: random;\n"
+          "                            always printed, so a run can be reproduced).\n"
+          "  --timeout-scale X         multiply every case timeout (slow hosts, sanitizers).\n"
+          "  --max-output SIZE         bytes a case may take from the runtime: its Start\n"
+          "                            output in all, and each response body (default 512M;\n"
+          "                            K, M, G suffixes). Beyond it the case fails with\n"
+          "                            \"output exceeds N MiB\" and the stream is stopped.\n"
+          "  --unresponsive-after N    circuit breaker: after N consecutive cases timed out\n"
+          "                            or could not connect, and health or one Execute then\n"
+          "                            fails too, the cases not finished are reported\n"
+          "                            \"error: runtime unresponsive\" at once (default 3;\n"
+          "                            0 = never).\n"
+          "  --baseline FILE           known deviations (YAML list of id/reason/link): their\n"
+          "                            failures are expected-fail and do not fail the run;\n"
+          "                            when one passes it is reported as unexpected-pass.\n"
+          "                            An entry naming a case this suite does not have is\n"
+          "                            an error (exit 2) before anything runs.\n"
+          "  --openapi FILE            the OpenAPI 3.0 document responses are validated\n"
+          "                            against (default: $SBX_OPENAPI, else\n"
+          "                            openapi/sandboxd.yaml of the data directory); paths\n"
+          "                            are taken under its servers' base paths. What the\n"
+          "                            contract requires and the document does not describe\n"
+          "                            is judged by the contract and listed as a document\n"
+          "                            finding.\n"
+          "  --data-dir DIR            the suite's data: OpenAPI document, traversal vectors,\n"
+          "                            contract (default: $SBX_DATA_DIR, else\n"
+          "                            ../share/sandboxd-conformance beside this binary, else\n"
+          "                            the source tree it was built from).\n"
+          "\n"
+          "Reports (any combination):\n"
+          "  --json FILE               results, versioned schema (reports/results-schema.json)\n"
+          "  --junit FILE              JUnit XML, one testcase per case, classname = group\n"
+          "  --tap FILE                TAP version 13\n"
+          "  --markdown FILE           summary for a pull-request comment or CI job summary\n"
+          "  --html FILE               self-contained conformance report by clause\n"
+          "  --bundle DIR              certification bundle: results.json, junit.xml, reports,\n"
+          "                            the full log, runtime identity, parameters, suite version\n"
+          "  --log FILE                also keep the full log here\n"
+          "  --color auto|always|never console colour (auto: on a TTY unless NO_COLOR is set)\n"
+          "  --quiet                   console: no per-case lines, only the summary\n"
+          "\n"
+          "Verdict:\n"
+          "  --require-complete        exit 1 also when the verdict is incomplete (for\n"
+          "                            certification: nothing of the level may be missing).\n"
+          "\n"
+          "Exit status:\n"
+          "  0  no selected case failed, timed out or errored (baseline expected failures\n"
+          "     excepted)\n"
+          "  1  a selected case failed, timed out or errored; or --require-complete and the\n"
+          "     verdict is incomplete\n"
+          "  2  usage error\n"
+          "  3  the endpoint is unreachable (or a launched runtime never became healthy);\n"
+          "     the reports asked for are written all the same, with the reason\n"
+          "  4  the suite itself failed (broken catalog, cannot write a report, interrupted)\n"
+          "\n"
+          "Examples:\n"
+          "  sandboxd-conformance                                   # bundled sandboxd-ref\n"
+          "  sandboxd-conformance --grpc 10.0.0.7:9090 --rest 10.0.0.7:8080 --junit junit.xml\n"
+          "  sandboxd-conformance --launch './my-runtime --grpc-port {grpc_port} \\\n"
+          "        --rest-port {rest_port} --root-dir {root}' --html report.html\n"
+          "  sandboxd-conformance --grpc ... --rest ... --baseline known.yaml --json r.json\n"
+          "  sandboxd-conformance --grpc ... --rest ... --rerun-failed r.json --seed 1234\n"
+          "\n"
+          "  --help, --version\n",
+          f);
 }
 
 static int parse_uint(const char *s, unsigned long long max, unsigned long long *out)
@@ -193,6 +197,21 @@ int cli_parse(struct cli_opts *o, int argc, char **argv, char *err, size_t err_l
             val = eq + 1;
         } else {
             snprintf(name, sizeof name, "%s", a);
+        }
+        /* TLS options (cli_tls.c). */
+        bool tls_valued;
+        int tls = cli_tls_option(&o->tls, name, val, &tls_valued, err, err_len);
+        if (tls < 0) return -1;
+        if (tls > 0) {
+            if (tls_valued && !val) {
+                if (i + 1 >= argc) {
+                    snprintf(err, err_len, "%s needs a value", name);
+                    return -1;
+                }
+                if (cli_tls_option(&o->tls, name, argv[++i], &tls_valued, err, err_len) < 0)
+                    return -1;
+            }
+            continue;
         }
         /* Flags without a value. */
         static const char *const flags[] = {"--list",
@@ -405,6 +424,9 @@ int cli_parse(struct cli_opts *o, int argc, char **argv, char *err, size_t err_l
         snprintf(err, err_len, "attach mode needs both --grpc ADDR and --rest ADDR");
         return -1;
     }
+    if (cli_tls_finish(&o->tls, &o->grpc, &o->rest, o->grpc != NULL, o->require_complete, err,
+                       err_len) != 0)
+        return -1;
     char why[256];
     if (o->grpc && endpoint_validate(o->grpc, why, sizeof why) != 0) {
         snprintf(err, err_len, "--grpc %s", why);

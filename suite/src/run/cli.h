@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "cli_tls.h"
+
 #define CLI_MAX_ENV 32
 
 struct cli_opts {
@@ -16,6 +18,7 @@ struct cli_opts {
     const char *launch_env[CLI_MAX_ENV + 1];
     unsigned startup_timeout_s;
     bool confine_runtime; /* launch mode: private mount namespace, host read-only */
+    struct cli_tls tls;   /* --tls, --cacert, --cert, --key, --insecure, --authority */
     /* catalog */
     bool list;
     const char *explain;

@@ -26,6 +26,7 @@
 #include "runner_reports.h"
 #include "runner_state.h"
 #include "scheduler.h"
+#include "tls_options.h"
 #include "verdict.h"
 #include "worker.h"
 
@@ -92,6 +93,14 @@ static int parse_options(struct cli_opts *o, int argc, char **argv)
         return RUNNER_OK;
     }
     output_limit_set(o->max_output);
+    if (tls_addr_is_https(o->grpc) || tls_addr_is_https(o->rest) || o->tls.opts.authority) {
+        /* Certificates and keys are read now: a bad file is a usage error
+         * before anything runs (workers inherit the context). */
+        if (tls_options_set(&o->tls.opts, err, sizeof err) != 0) {
+            fprintf(stderr, "sandboxd-conformance: %s\n", err);
+            return RUNNER_USAGE;
+        }
+    }
     if (o->openapi) {
         if (access(o->openapi, R_OK) != 0) {
             fprintf(stderr, "sandboxd-conformance: --openapi %s: %s\n", o->openapi,

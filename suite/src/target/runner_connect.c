@@ -13,6 +13,7 @@
 #include "runner_probe.h"
 #include "runner_state.h"
 #include "text_util.h"
+#include "tls_reach.h"
 
 static int attach_target(struct run_state *st)
 {
@@ -25,8 +26,14 @@ static int attach_target(struct run_state *st)
     char e1[600] = "", e2[600] = "";
     long status = 0;
     char *body = NULL;
-    int g = endpoint_check_grpc(o->grpc, RUNNER_REACH_TIMEOUT_MS, e1, sizeof e1);
-    int r = endpoint_check_rest(o->rest, RUNNER_REACH_TIMEOUT_MS, &status, &body, e2, sizeof e2);
+    int g = endpoint_check_grpc_peer(o->grpc, RUNNER_REACH_TIMEOUT_MS, &res->runtime.grpc_tls, e1,
+                                     sizeof e1);
+    if (g == 0) g = tls_reach_grpc(o->grpc, &res->runtime.grpc_tls, e1, sizeof e1);
+    int r = tls_reach_rest(o->rest, &res->runtime.rest_tls, e2, sizeof e2);
+    if (r == 0)
+        r = endpoint_check_rest(o->rest, RUNNER_REACH_TIMEOUT_MS, &status, &body, e2, sizeof e2);
+    if (r == 0)
+        r = tls_reach_rest_answer(o->rest, &res->runtime.rest_tls, status, body, e2, sizeof e2);
     if (g == ENDPOINT_HTTP1 && r == 0 && o->transport) {
         /* Certifying a proxy that cannot carry gRPC is what the
          * transport profile is for: the run goes on, T1-T3 fail with
@@ -53,6 +60,8 @@ static int attach_target(struct run_state *st)
     }
     res->runtime.health_json = body;
     printf("attach: gRPC %s, REST %s (GET /v1/health: %ld)\n", o->grpc, o->rest, status);
+    tls_reach_print(stdout, "gRPC", &res->runtime.grpc_tls);
+    tls_reach_print(stdout, "REST", &res->runtime.rest_tls);
     return RUNNER_GO_ON;
 }
 
