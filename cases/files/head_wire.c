@@ -1,13 +1,10 @@
 /* HEAD checked on a bare connection (see head_wire.h). */
 #include "files/head_wire.h"
 
-#include <errno.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include "case_api.h"
@@ -18,13 +15,12 @@
 
 /* Reads what arrives within wait_ms into buf[*len..cap); false once the
  * peer closed or failed (*closed set on an orderly close). */
-static bool read_more(int fd, char *buf, size_t cap, size_t *len, int wait_ms, bool *closed)
+static bool read_more(struct raw_conn *c, char *buf, size_t cap, size_t *len, int wait_ms,
+                      bool *closed)
 {
-    struct pollfd p = {.fd = fd, .events = POLLIN};
-    int rv = poll(&p, 1, wait_ms);
-    if (rv <= 0 || *len >= cap) return rv == 0 || *len >= cap;
-    ssize_t n = recv(fd, buf + *len, cap - *len, 0);
-    if (n < 0 && errno == EINTR) return true;
+    if (*len >= cap) return true;
+    ssize_t n = raw_recv(c, buf + *len, cap - *len, wait_ms);
+    if (n == -2) return true;
     if (n <= 0) {
         *closed = n == 0;
         return false;
@@ -52,17 +48,17 @@ static size_t header_end(const char *buf, size_t len, size_t *start)
     }
 }
 
-static bool send_text(int fd, const char *s)
+static bool send_text(struct raw_conn *c, const char *s)
 {
-    return raw_send_all(fd, s, strlen(s));
+    return raw_send_all(c, s, strlen(s));
 }
 
 void head_wire_check(struct case_ctx *ctx, const char *target)
 {
     const char *addr = case_rest_addr(ctx);
-    const char *host = strncmp(addr, "unix:", 5) == 0 ? "localhost" : addr;
-    int fd = raw_connect(addr, WIRE_TIMEOUT_MS);
-    if (fd < 0) {
+    const char *host = raw_host(addr);
+    struct raw_conn *fd = raw_connect(addr, WIRE_TIMEOUT_MS);
+    if (!fd) {
         case_error(ctx, "cannot open a connection to %s for the raw HEAD", addr);
         return;
     }
@@ -78,7 +74,7 @@ void head_wire_check(struct case_ctx *ctx, const char *target)
     if (!end) {
         case_fail(ctx, "HEAD answered with a complete header block (F9)", "%s after %zu bytes",
                   closed ? "the connection closed" : "nothing more within 5 s", len);
-        close(fd);
+        raw_close(fd);
         return;
     }
     /* Whatever comes next, before a second request is sent, is a body. */
@@ -101,7 +97,7 @@ void head_wire_check(struct case_ctx *ctx, const char *target)
     if (!alive || closed) {
         case_note(ctx, "the runtime closed the connection after HEAD%s",
                   said_close ? " (it said Connection: close)" : " without Connection: close");
-        close(fd);
+        raw_close(fd);
         return;
     }
     /* The connection stays usable: the next answer starts where it should. */
@@ -124,5 +120,5 @@ void head_wire_check(struct case_ctx *ctx, const char *target)
                    "%zu byte(s) came back, starting \"%.*s\"", len - before,
                    (int)(len - before < 24 ? len - before : 24), buf + before);
     }
-    close(fd);
+    raw_close(fd);
 }
