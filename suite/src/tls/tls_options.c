@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
+#include <openssl/x509.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -83,7 +84,14 @@ static SSL_CTX *build_ctx(const struct tls_options *o, char *err, size_t err_len
             goto fail;
         }
         if (SSL_CTX_use_PrivateKey_file(ctx, o->key, SSL_FILETYPE_PEM) != 1) {
-            snprintf(err, err_len, "--key %s: not a PEM private key (%s)", o->key, ssl_reason());
+            /* OpenSSL compares the key with the certificate while loading it. */
+            int r = ERR_GET_REASON(ERR_peek_last_error());
+            if (r == X509_R_KEY_VALUES_MISMATCH || r == X509_R_KEY_TYPE_MISMATCH)
+                snprintf(err, err_len, "--key %s does not match the certificate in --cert %s (%s)",
+                         o->key, o->cert, ssl_reason());
+            else
+                snprintf(err, err_len, "--key %s: not a PEM private key (%s)", o->key,
+                         ssl_reason());
             goto fail;
         }
         if (SSL_CTX_check_private_key(ctx) != 1) {
