@@ -12,8 +12,12 @@ packages=(
   # wire layer and libraries
   libnghttp2-dev libprotobuf-c-dev protobuf-c-compiler protobuf-compiler libprotobuf-dev
   libcurl4-openssl-dev libjansson-dev libyaml-dev libmicrohttpd-dev libuv1-dev
+  # TLS to the runtime under test (the suite only; the daemon has none)
+  libssl-dev
   # tests and interop peers
-  libcmocka-dev python3-grpcio python3-protobuf curl nghttp2-client nginx-light
+  # (nginx-light has the ssl, http_v2 and grpc modules the TLS test needs;
+  # openssl makes its throwaway CA and certificates)
+  libcmocka-dev python3-grpcio python3-protobuf curl nghttp2-client nginx-light openssl
   procps util-linux libxml2-utils
   # packages, man pages, topology B's tool image, manifest and contract checks
   dpkg-dev man-db file busybox-static python3-yaml
