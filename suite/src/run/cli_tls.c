@@ -2,6 +2,7 @@
 /* The TLS options of the command line (see cli_tls.h). */
 #include "cli_tls.h"
 
+#include <stdio.h>
 #include <string.h>
 
 int cli_tls_option(struct cli_tls *t, const char *name, const char *val, bool *takes_value,
@@ -94,21 +95,4 @@ int cli_tls_finish(struct cli_tls *t, const char **grpc, const char **rest, bool
         return -1;
     }
     return 0;
-}
-
-void cli_tls_help(FILE *f)
-{
-    fputs("TLS (attach mode; each surface independently):\n"
-          "  --grpc https://HOST:PORT  the gRPC surface over TLS (ALPN h2); the same for\n"
-          "  --rest https://HOST:PORT  REST. Plain host:port stays cleartext.\n"
-          "  --tls                     both surfaces over TLS (host:port become https://).\n"
-          "  --cacert FILE             PEM CA certificates the server's certificate is\n"
-          "                            verified against (default: the system's store).\n"
-          "  --cert FILE --key FILE    mutual TLS: the client certificate and its key (PEM).\n"
-          "  --insecure                no verification of the server's certificate or name;\n"
-          "                            the verdict says \"TLS not verified\" and\n"
-          "                            --require-complete refuses it.\n"
-          "  --authority NAME          the name the runtime is reached by: gRPC :authority,\n"
-          "                            REST Host, TLS SNI and the name verified.\n",
-          f);
 }

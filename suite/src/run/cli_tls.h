@@ -5,7 +5,6 @@
  * --insecure, --authority), shared by the run and the bench. */
 #include <stdbool.h>
 #include <stddef.h>
-#include <stdio.h>
 
 #include "tls_options.h"
 
@@ -28,8 +27,5 @@ int cli_tls_option(struct cli_tls *t, const char *name, const char *val, bool *t
  * replaced. 0 or -1 with err. */
 int cli_tls_finish(struct cli_tls *t, const char **grpc, const char **rest, bool attach,
                    bool require_complete, char *err, size_t err_len);
-
-/* The options' lines of --help. */
-void cli_tls_help(FILE *f);
 
 #endif

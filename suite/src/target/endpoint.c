@@ -2,10 +2,9 @@
 #include "endpoint.h"
 
 #include <errno.h>
-#include <openssl/ssl.h>
-#include <stdint.h>
 #include <fcntl.h>
 #include <netdb.h>
+#include <openssl/ssl.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -152,14 +151,13 @@ struct probe {
 static bool probe_send(struct probe *p, const void *buf, size_t len)
 {
     if (!p->ssl) return send(p->fd, buf, len, MSG_NOSIGNAL) == (ssize_t)len;
-    int64_t left = (int64_t)len;
     const char *b = buf;
-    while (left > 0) {
+    while (len > 0) {
         size_t done = 0;
-        int rc = SSL_write_ex(p->ssl, b, (size_t)left, &done);
+        int rc = SSL_write_ex(p->ssl, b, len, &done);
         if (rc == 1) {
             b += done;
-            left -= (int64_t)done;
+            len -= done;
             continue;
         }
         int e = SSL_get_error(p->ssl, rc);
