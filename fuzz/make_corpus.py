@@ -115,6 +115,24 @@ def yaml_seeds():
     seed("suite_rerun_failed", '{"schema":"sandboxd-conformance/1","cases":['
          '{"id":"S1-001","outcome":"fail"},{"id":"P1-001","outcome":"pass"},'
          '{"id":"H1-001","outcome":"timeout"},{"id":"X","outcome":"error"}]}')
+    # GET /v1/health answers: status index, content type, Server, body.
+    for status, ctype, server, body in [
+            (0, "application/json", "", '{"status":"ok","uptime_seconds":3}'),
+            (0, "application/json; charset=utf-8", "", '{"status":"healthy"}'),
+            (1, "application/json", "", '{"code":"UNAVAILABLE","message":"shutting down"}'),
+            (2, "application/json", "sandbox-router", '{"detail":"X-Sandbox-ID header is required."}'),
+            (3, "text/html", "nginx/1.22.1", "<html><h1>401 Authorization Required</h1></html>"),
+            (5, "text/html", "nginx", "<html>502 Bad Gateway</html>"),
+            (0, "text/plain", "", "ok\x00\x1b[31m"),
+            (0, "application/json", "", "[1,2]")]:
+        seed("suite_health_gate", bytes([status]) + f"{ctype}\n{server}\n{body}".encode())
+    seed("suite_header_file", "# routing\nX-Sandbox-ID: sb-1\r\n\n  Authorization: Bearer t\n"
+         "X-Sandbox-Port: 8080")
+    seed("suite_header_file", "X-A: a\x00b\n")
+    seed("suite_header_file", "Host: x\n")
+    seed("suite_header_file", ":authority: x\n")
+    seed("suite_header_file", ":")
+    seed("suite_header_file", "X-Ok: 1\nbad line\n")
     samples = os.path.join(SRC, "reports/samples")
     for name in sorted(os.listdir(samples)) if os.path.isdir(samples) else []:
         if name.endswith(".json"):

@@ -3,6 +3,7 @@
 
 #include "case_api.h"
 #include "common/conf_util.h"
+#include "request_headers.h"
 #include "tls_connect.h"
 #include "tls_options.h"
 
@@ -77,10 +78,8 @@ static int open_socket(const char *addr, int timeout_ms)
     return fd;
 }
 
-struct raw_conn *raw_connect(const char *addr, int timeout_ms)
+struct raw_conn *raw_adopt(int fd, int timeout_ms)
 {
-    int fd = open_socket(tls_addr_hostport(addr), timeout_ms);
-    if (fd < 0) return NULL;
     struct raw_conn *c = calloc(1, sizeof *c);
     if (!c) {
         close(fd);
@@ -88,6 +87,15 @@ struct raw_conn *raw_connect(const char *addr, int timeout_ms)
     }
     c->fd = fd;
     c->timeout_ms = timeout_ms;
+    return c;
+}
+
+struct raw_conn *raw_connect(const char *addr, int timeout_ms)
+{
+    int fd = open_socket(tls_addr_hostport(addr), timeout_ms);
+    if (fd < 0) return NULL;
+    struct raw_conn *c = raw_adopt(fd, timeout_ms);
+    if (!c) return NULL;
     if (tls_addr_is_https(addr)) {
         char why[400];
         c->ssl = tls_handshake(fd, addr, "http/1.1", timeout_ms, why, sizeof why);
@@ -224,9 +232,14 @@ bool raw_send_head(struct raw_conn *c, const char *addr, const char *method, con
     char head[4096];
     char cl[64] = "";
     if (content_length >= 0) snprintf(cl, sizeof cl, "Content-Length: %lld\r\n", content_length);
+    /* The user's headers (a router needs them on every request) right after
+     * Host, under names the case does not send itself. */
+    char *user = request_headers_raw_block(extra);
+    if (!user) return false;
     int n =
-        snprintf(head, sizeof head, "%s %s HTTP/1.1\r\nHost: %s\r\n%sConnection: close\r\n%s\r\n",
-                 method, target, raw_host(addr), cl, extra ? extra : "");
+        snprintf(head, sizeof head, "%s %s HTTP/1.1\r\nHost: %s\r\n%s%sConnection: close\r\n%s\r\n",
+                 method, target, raw_host(addr), user, cl, extra ? extra : "");
+    free(user);
     if (n < 0 || (size_t)n >= sizeof head) return false;
     return raw_send_all(c, head, (size_t)n);
 }

@@ -14,6 +14,10 @@ struct raw_conn;
  * send/receive bounded by timeout_ms. NULL on failure. */
 struct raw_conn *raw_connect(const char *addr, int timeout_ms);
 
+/* A cleartext connection over a socket already open (the fuzz target's
+ * socketpair); it takes fd over, closing it on failure. NULL on failure. */
+struct raw_conn *raw_adopt(int fd, int timeout_ms);
+
 /* Closes the connection (the socket and any TLS session). NULL is allowed. */
 void raw_close(struct raw_conn *c);
 

@@ -9,6 +9,8 @@
 
 #include "case_api.h"
 #include "concurrency/raw_http.h"
+#include "request_headers.h"
+#include "text_util.h"
 
 #define WIRE_TIMEOUT_MS 5000
 #define STRAY_WAIT_MS 300 /* how long bytes after the header block are waited for */
@@ -57,30 +59,40 @@ void head_wire_check(struct case_ctx *ctx, const char *target)
 {
     const char *addr = case_rest_addr(ctx);
     const char *host = raw_host(addr);
-    struct raw_conn *fd = raw_connect(addr, WIRE_TIMEOUT_MS);
-    if (!fd) {
+    struct raw_conn *conn = raw_connect(addr, WIRE_TIMEOUT_MS);
+    if (!conn) {
         case_error(ctx, "cannot open a connection to %s for the raw HEAD", addr);
         return;
     }
-    char req[1200];
-    snprintf(req, sizeof req, "HEAD %.900s HTTP/1.1\r\nHost: %s\r\n\r\n", target, host);
+    /* The user's headers (a router's) ride along after Host. */
+    char *user = request_headers_raw_block(NULL);
+    char *req =
+        user ? text_fmt("HEAD %.900s HTTP/1.1\r\nHost: %s\r\n%s\r\n", target, host, user) : NULL;
+    char *get = user
+                    ? text_fmt("GET /v1/health HTTP/1.1\r\nHost: %s\r\n%sConnection: close\r\n\r\n",
+                               host, user)
+                    : NULL;
+    free(user);
+    if (!req || !get) {
+        case_error(ctx, "out of memory");
+        goto out;
+    }
     case_request(ctx, "HEAD %s on a bare keep-alive connection, then GET /v1/health on it", target);
     char buf[16384];
     size_t len = 0, start = 0, end = 0;
-    bool closed = false, alive = send_text(fd, req);
+    bool closed = false, alive = send_text(conn, req);
     uint64_t t0 = case_now_ms();
     while (alive && !(end = header_end(buf, len, &start)) && case_now_ms() - t0 < WIRE_TIMEOUT_MS)
-        alive = read_more(fd, buf, sizeof buf, &len, 200, &closed);
+        alive = read_more(conn, buf, sizeof buf, &len, 200, &closed);
     if (!end) {
         case_fail(ctx, "HEAD answered with a complete header block (F9)", "%s after %zu bytes",
                   closed ? "the connection closed" : "nothing more within 5 s", len);
-        raw_close(fd);
-        return;
+        goto out;
     }
     /* Whatever comes next, before a second request is sent, is a body. */
     t0 = case_now_ms();
     while (alive && case_now_ms() - t0 < STRAY_WAIT_MS)
-        alive = read_more(fd, buf, sizeof buf, &len, STRAY_WAIT_MS, &closed);
+        alive = read_more(conn, buf, sizeof buf, &len, STRAY_WAIT_MS, &closed);
     size_t stray = len - end;
     CASE_CHECK(ctx, stray == 0, "no byte after the header block of a HEAD answer (F9: no body)",
                "%zu byte(s) followed the header block, starting \"%.*s\"%s", stray,
@@ -97,18 +109,14 @@ void head_wire_check(struct case_ctx *ctx, const char *target)
     if (!alive || closed) {
         case_note(ctx, "the runtime closed the connection after HEAD%s",
                   said_close ? " (it said Connection: close)" : " without Connection: close");
-        raw_close(fd);
-        return;
+        goto out;
     }
     /* The connection stays usable: the next answer starts where it should. */
-    char get[600];
-    snprintf(get, sizeof get, "GET /v1/health HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n",
-             host);
     size_t before = len;
-    if (send_text(fd, get)) {
+    if (send_text(conn, get)) {
         t0 = case_now_ms();
         while (len - before < 12 && case_now_ms() - t0 < WIRE_TIMEOUT_MS &&
-               read_more(fd, buf, sizeof buf, &len, 200, &closed))
+               read_more(conn, buf, sizeof buf, &len, 200, &closed))
             ;
     }
     if (len - before == 0 && said_close) {
@@ -120,5 +128,8 @@ void head_wire_check(struct case_ctx *ctx, const char *target)
                    "%zu byte(s) came back, starting \"%.*s\"", len - before,
                    (int)(len - before < 24 ? len - before : 24), buf + before);
     }
-    raw_close(fd);
+out:
+    free(req);
+    free(get);
+    raw_close(conn);
 }

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "client_internal.h"
 
@@ -103,6 +104,13 @@ static nghttp2_nv *copy_headers(const struct nv_text *h, size_t n)
     return nv;
 }
 
+static bool header_sent(const struct nv_text *h, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcasecmp(h[i].name, name) == 0) return true;
+    return false;
+}
+
 /* Opens a stream for the call and queues its headers and body. */
 int client_call_submit(struct sbx_grpc_call *call)
 {
@@ -164,7 +172,7 @@ struct sbx_grpc_call *sbx_grpc_call_start(struct sbx_grpc_conn *c, const char *p
     call->deadline_ms = sbx_grpc_now_ms() + wait;
 
     char tbuf[SBX_GRPC_TIMEOUT_BUFSZ];
-    size_t max_nv = 8 + o.n_extra_headers;
+    size_t max_nv = 8 + o.n_extra_headers + c->n_extra_headers;
     struct nv_text *h = calloc(max_nv, sizeof *h);
     size_t n = 0;
     if (h) {
@@ -184,6 +192,10 @@ struct sbx_grpc_call *sbx_grpc_call_start(struct sbx_grpc_conn *c, const char *p
         }
         for (size_t i = 0; i < o.n_extra_headers; i++)
             h[n++] = (struct nv_text){o.extra_headers[i].name, o.extra_headers[i].value};
+        /* The connection's headers never replace what the call sends. */
+        for (size_t i = 0; i < c->n_extra_headers; i++)
+            if (!header_sent(h, n, c->extra_headers[i].name))
+                h[n++] = (struct nv_text){c->extra_headers[i].name, c->extra_headers[i].value};
         call->nv = copy_headers(h, n);
         call->n_nv = n;
     }

@@ -187,6 +187,26 @@ int sbx_grpc_conn_pump(struct sbx_grpc_conn *c, int wait_ms)
 
 /* ---- connection lifecycle ---------------------------------------------- */
 
+/* The connection's own copy of the headers for every call: the array, then
+ * the strings, in one allocation. */
+static struct sbx_grpc_header_kv *copy_extra_headers(const struct sbx_grpc_header_kv *h, size_t n)
+{
+    size_t bytes = n * sizeof *h;
+    for (size_t i = 0; i < n; i++)
+        bytes += strlen(h[i].name) + strlen(h[i].value) + 2;
+    struct sbx_grpc_header_kv *copy = malloc(bytes ? bytes : 1);
+    if (!copy) return NULL;
+    char *p = (char *)(copy + n);
+    for (size_t i = 0; i < n; i++) {
+        size_t nl = strlen(h[i].name) + 1, vl = strlen(h[i].value) + 1;
+        copy[i].name = memcpy(p, h[i].name, nl);
+        p += nl;
+        copy[i].value = memcpy(p, h[i].value, vl);
+        p += vl;
+    }
+    return copy;
+}
+
 struct sbx_grpc_conn *sbx_grpc_conn_new(const struct sbx_grpc_transport_ops *ops, void *ctx,
                                         const char *authority,
                                         const struct sbx_grpc_conn_opts *opts, char *err,
@@ -204,6 +224,8 @@ struct sbx_grpc_conn *sbx_grpc_conn_new(const struct sbx_grpc_transport_ops *ops
     c->ctx = ctx;
     c->transport_open = true;
     c->authority = strdup(o.authority ? o.authority : authority);
+    c->extra_headers = copy_extra_headers(o.extra_headers, o.n_extra_headers);
+    c->n_extra_headers = o.n_extra_headers;
     c->max_recv = o.max_recv_message ? o.max_recv_message : SBX_GRPC_DEFAULT_MAX_RECV_MESSAGE;
     c->max_header_list = o.max_header_list ? o.max_header_list : DEFAULT_MAX_HEADER_LIST;
     uint32_t stream_window =
@@ -214,7 +236,7 @@ struct sbx_grpc_conn *sbx_grpc_conn_new(const struct sbx_grpc_transport_ops *ops
 
     nghttp2_session_callbacks *cbs;
     nghttp2_option *opt;
-    if (!c->authority || nghttp2_session_callbacks_new(&cbs) != 0) {
+    if (!c->authority || !c->extra_headers || nghttp2_session_callbacks_new(&cbs) != 0) {
         sbx_grpc_conn_close(c);
         client_set_err(err, err_len, "out of memory");
         return NULL;
@@ -265,6 +287,7 @@ void client_conn_release(struct sbx_grpc_conn *c)
     if (c->session) nghttp2_session_del(c->session);
     free(c->out);
     free(c->authority);
+    free(c->extra_headers);
     free(c);
 }
 

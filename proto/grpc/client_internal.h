@@ -68,6 +68,10 @@ struct sbx_grpc_conn {
     int32_t goaway_last_id;
     uint32_t goaway_code;
     char *authority;
+    /* Headers for every call (sbx_grpc_conn_opts.extra_headers), copied in
+     * one block with their strings. */
+    struct sbx_grpc_header_kv *extra_headers;
+    size_t n_extra_headers;
     size_t max_recv;
     uint32_t max_header_list;
     uint8_t *out;

@@ -31,6 +31,11 @@ struct sbx_grpc_call;
 
 /* ---- connection --------------------------------------------------------- */
 
+struct sbx_grpc_header_kv {
+    const char *name;
+    const char *value;
+};
+
 struct sbx_grpc_conn_opts {
     unsigned connect_timeout_ms;    /* 0 = 5000 */
     uint32_t initial_stream_window; /* our SETTINGS_INITIAL_WINDOW_SIZE; 0 = 1 MiB */
@@ -38,6 +43,12 @@ struct sbx_grpc_conn_opts {
     size_t max_recv_message;        /* 0 = 4 MiB (SBX_GRPC_DEFAULT_MAX_RECV_MESSAGE) */
     uint32_t max_header_list;       /* our SETTINGS_MAX_HEADER_LIST_SIZE; 0 = 64 KiB */
     const char *authority;          /* :authority; NULL = the target text */
+    /* Headers sent on every call of this connection (e.g. routing or
+     * credentials a proxy in front of the server needs), after the call's
+     * own: a name the call already sends is not sent again. Names lower case.
+     * Copied by sbx_grpc_connect. */
+    const struct sbx_grpc_header_kv *extra_headers;
+    size_t n_extra_headers;
 };
 
 /* target: "host:port", "[v6addr]:port" or "unix:/path". Returns NULL on
@@ -78,11 +89,6 @@ struct sbx_grpc_md {
     char *name;  /* lower case */
     char *value; /* NUL-terminated; value_len excludes the NUL */
     size_t value_len;
-};
-
-struct sbx_grpc_header_kv {
-    const char *name;
-    const char *value;
 };
 
 struct sbx_grpc_call_opts {

@@ -27,13 +27,15 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/uio.h>
-#include <uv.h>
 
 #include "sbx_grpc_status.h"
 #include "sbx_grpc_wire.h"
 
 struct sbx_grpc_server;
 struct sbx_grpc_server_call;
+/* libuv's loop (uv_loop_t), declared rather than included: the server runs
+ * on the caller's loop, and its users need not see libuv's header. */
+struct uv_loop_s;
 
 struct sbx_grpc_server_opts {
     size_t max_recv_message;         /* 0 = 4 MiB; larger: RESOURCE_EXHAUSTED */
@@ -111,7 +113,7 @@ enum sbx_grpc_send_result {
 /* ---- server ------------------------------------------------------------- */
 
 /* opts may be NULL. Returns NULL on allocation failure. */
-struct sbx_grpc_server *sbx_grpc_server_new(uv_loop_t *loop,
+struct sbx_grpc_server *sbx_grpc_server_new(struct uv_loop_s *loop,
                                             const struct sbx_grpc_server_opts *opts);
 
 /* Registers a handler (before or after listening). Returns 0, or -1 if the

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -35,6 +36,8 @@ struct peer {
     void (*answer)(struct peer *p, int32_t id);
     /* request headers seen, for checks of what the client advertises */
     bool saw_accept_encoding, saw_grpc_encoding;
+    char extra_seen[8][96]; /* "name=value" of x-* and authorization request headers */
+    size_t n_extra_seen;
     struct reply *replies[MAX_STREAMS];
 };
 
@@ -107,10 +110,13 @@ static int srv_on_header(nghttp2_session *s, const nghttp2_frame *f, const uint8
 {
     (void)s;
     (void)f;
-    (void)value;
-    (void)vlen;
     (void)flags;
     struct peer *p = user;
+    bool extra = (nlen > 2 && memcmp(name, "x-", 2) == 0) ||
+                 (nlen == 13 && memcmp(name, "authorization", 13) == 0);
+    if (extra && p->n_extra_seen < 8)
+        snprintf(p->extra_seen[p->n_extra_seen++], sizeof p->extra_seen[0], "%.*s=%.*s", (int)nlen,
+                 (const char *)name, (int)vlen, (const char *)value);
     if (nlen == 20 && memcmp(name, "grpc-accept-encoding", 20) == 0) p->saw_accept_encoding = true;
     if (nlen == 13 && memcmp(name, "grpc-encoding", 13) == 0) p->saw_grpc_encoding = true;
     return 0;
@@ -293,6 +299,41 @@ static void test_headers_message_trailers(void **state)
     assert_false(p.saw_accept_encoding);
     assert_false(p.saw_grpc_encoding);
     sbx_grpc_result_free(&res);
+    sbx_grpc_conn_close(c);
+    peer_free(&p);
+}
+
+/* Headers the connection sends on every call (what a router or a gateway in
+ * front of the server needs) go out on each call, after the call's own; a
+ * name the call sends itself is not sent twice. */
+static void test_connection_headers_on_every_call(void **state)
+{
+    (void)state;
+    struct peer p;
+    peer_init(&p, NULL, 0);
+    p.answer = answer_full;
+    static const struct sbx_grpc_header_kv conn_hdrs[] = {{"x-sandbox-id", "from-conn"},
+                                                          {"authorization", "Bearer t"}};
+    struct sbx_grpc_conn_opts co = {.extra_headers = conn_hdrs, .n_extra_headers = 2};
+    char err[256] = "";
+    struct sbx_grpc_conn *c = sbx_grpc_conn_new(&peer_ops, &p, "peer", &co, err, sizeof err);
+    assert_non_null(c);
+    struct sbx_grpc_result res;
+    assert_int_equal(unary(c, "x", &res), SBX_GRPC_NOT_FOUND);
+    sbx_grpc_result_free(&res);
+    assert_int_equal(p.n_extra_seen, 2);
+    assert_string_equal(p.extra_seen[0], "x-sandbox-id=from-conn");
+    assert_string_equal(p.extra_seen[1], "authorization=Bearer t");
+    p.n_extra_seen = 0;
+    static const struct sbx_grpc_header_kv call_hdrs[] = {{"x-sandbox-id", "from-call"}};
+    struct sbx_grpc_call_opts o = {
+        .wait_ms = 5000, .extra_headers = call_hdrs, .n_extra_headers = 1};
+    assert_int_equal(sbx_grpc_unary(c, "/process.v1.ProcessService/Execute", "x", 1, &o, &res),
+                     SBX_GRPC_NOT_FOUND);
+    sbx_grpc_result_free(&res);
+    assert_int_equal(p.n_extra_seen, 2);
+    assert_string_equal(p.extra_seen[0], "x-sandbox-id=from-call");
+    assert_string_equal(p.extra_seen[1], "authorization=Bearer t");
     sbx_grpc_conn_close(c);
     peer_free(&p);
 }
@@ -602,6 +643,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_headers_message_trailers),
+        cmocka_unit_test(test_connection_headers_on_every_call),
         cmocka_unit_test(test_trailers_only),
         cmocka_unit_test(test_framing_variants),
         cmocka_unit_test(test_one_stream_at_a_time),

@@ -186,32 +186,27 @@ static int bench_tls_setup(struct bench_opts *o)
     return 0;
 }
 
-int bench_main(int argc, char **argv)
+/* Both runtimes opened, measured round by round, printed and saved. */
+static int bench_run(const struct bench_opts *o)
 {
-    int rc = compare_saved(argc, argv);
-    if (rc >= 0) return rc;
-    struct bench_opts o;
-    rc = bench_parse_args(argc, argv, &o);
-    if (rc == 1) return 0;
-    if (rc != 0) return 2;
-    if (bench_tls_setup(&o) != 0) return 2;
+    int rc;
     signal(SIGPIPE, SIG_IGN);
     curl_global_init(CURL_GLOBAL_DEFAULT);
 
     double t_start = bench_now();
-    bool comparing = bench_comparing(&o);
+    bool comparing = bench_comparing(o);
     size_t n_sides = comparing ? 2 : 1;
     static struct side sides[2];
     memset(sides, 0, sizeof sides);
     /* B: the same options with the --compare-* target. */
-    struct bench_opts ob = o;
-    ob.grpc_addr = o.cmp_grpc;
-    ob.rest_addr = o.cmp_rest;
-    ob.pid = o.cmp_pid;
-    ob.launch_cmd = o.cmp_launch;
-    ob.bundled = o.cmp_bundled;
-    const struct bench_opts *opts[2] = {&o, &ob};
-    rc = open_side(&sides[0], &o, comparing ? "A: " : "");
+    struct bench_opts ob = *o;
+    ob.grpc_addr = o->cmp_grpc;
+    ob.rest_addr = o->cmp_rest;
+    ob.pid = o->cmp_pid;
+    ob.launch_cmd = o->cmp_launch;
+    ob.bundled = o->cmp_bundled;
+    const struct bench_opts *opts[2] = {o, &ob};
+    rc = open_side(&sides[0], o, comparing ? "A: " : "");
     if (rc == 0 && comparing) rc = open_side(&sides[1], &ob, "B: ");
     if (rc != 0) {
         for (size_t i = 0; i < n_sides; i++)
@@ -222,20 +217,21 @@ int bench_main(int argc, char **argv)
 
     static const unsigned groups[] = {BENCH_G_EXECUTE, BENCH_G_START, BENCH_G_STREAMS,
                                       BENCH_G_REST};
-    for (unsigned k = 0; k < o.rounds; k++) {
-        if (!o.quiet && o.rounds > 1) fprintf(stderr, "bench: round %u of %u\n", k + 1, o.rounds);
+    for (unsigned k = 0; k < o->rounds; k++) {
+        if (!o->quiet && o->rounds > 1)
+            fprintf(stderr, "bench: round %u of %u\n", k + 1, o->rounds);
         /* Floors once per round, shared: both runtimes are compared with the
          * same machine. */
         struct bench_results fl;
         bench_results_init(&fl);
-        bench_floors(&fl, &o, sides[0].t.floor_dir);
+        bench_floors(&fl, o, sides[0].t.floor_dir);
         for (size_t i = 0; i < n_sides; i++)
             copy_figures(&sides[i].rounds[k], &fl);
         bench_results_free(&fl);
         /* Group by group, A and B in turn, the order swapped every round so
          * neither always runs on a machine the other just warmed. */
         for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++) {
-            if (!(o.groups & groups[g])) continue;
+            if (!(o->groups & groups[g])) continue;
             for (size_t j = 0; j < n_sides; j++) {
                 size_t i = (k % 2 == 0) ? j : n_sides - 1 - j;
                 measure_group(&sides[i], &sides[i].rounds[k], opts[i], groups[g]);
@@ -243,7 +239,7 @@ int bench_main(int argc, char **argv)
         }
     }
     for (size_t i = 0; i < n_sides; i++) {
-        bench_merge_rounds(&sides[i].merged, sides[i].rounds, o.rounds);
+        bench_merge_rounds(&sides[i].merged, sides[i].rounds, o->rounds);
         memory_figures(&sides[i]);
         bench_compute_ratios(&sides[i].merged);
     }
@@ -251,7 +247,7 @@ int bench_main(int argc, char **argv)
     struct bench_run_info info;
     run_info(&info, &sides[0], t_start);
     if (!comparing) {
-        bench_print_table(stdout, &sides[0].merged, &info, &o);
+        bench_print_table(stdout, &sides[0].merged, &info, o);
     } else {
         struct bench_pair pairs[128];
         size_t n = bench_pairs_from_results(&sides[0].merged, &sides[1].merged, pairs,
@@ -262,17 +258,36 @@ int bench_main(int argc, char **argv)
         bench_fmt(b_name, sizeof b_name, "%s (%s)",
                   sides[1].t.command ? sides[1].t.command : sides[1].t.grpc, sides[1].t.mode);
         printf("\nsandboxd-conformance bench %s (%s): two runtimes, %u round%s, interleaved\n",
-               SBX_VERSION, SBX_GIT_COMMIT, o.rounds, o.rounds == 1 ? "" : "s");
+               SBX_VERSION, SBX_GIT_COMMIT, o->rounds, o->rounds == 1 ? "" : "s");
         printf("machine: %ld cores, %s, %s, %s\n", info.nproc, info.cpu, info.kernel, info.date);
         bench_print_pairs(stdout, pairs, n, a_name, b_name);
         printf("\nbench took %.1f s\n", bench_now() - t_start);
     }
     fflush(stdout);
 
-    rc = write_json(o.json_path, &sides[0], &o, t_start);
-    if (rc == 0 && comparing) rc = write_json(o.cmp_json_path, &sides[1], &o, t_start);
+    rc = write_json(o->json_path, &sides[0], o, t_start);
+    if (rc == 0 && comparing) rc = write_json(o->cmp_json_path, &sides[1], o, t_start);
     for (size_t i = 0; i < n_sides; i++)
         close_side(&sides[i]);
     curl_global_cleanup();
+    return rc;
+}
+
+int bench_main(int argc, char **argv)
+{
+    int rc = compare_saved(argc, argv);
+    if (rc >= 0) return rc;
+    struct bench_opts o;
+    rc = bench_parse_args(argc, argv, &o);
+    if (rc == 0 && bench_tls_setup(&o) != 0) rc = 2;
+    if (rc == 0) {
+        /* Every request of the bench carries them, both runtimes'. */
+        request_headers_use(&o.headers);
+        rc = bench_run(&o);
+        request_headers_use(NULL);
+    } else {
+        rc = rc == 1 ? 0 : 2;
+    }
+    request_headers_free(&o.headers);
     return rc;
 }

@@ -1,6 +1,7 @@
 /* Argument parsing and --help of the bench subcommand. */
 #include "bench_text.h"
 #include "bench_opts.h"
+#include "request_headers.h"
 
 #define BENCH_MAX_ROUNDS_OPT 9 /* BENCH_MAX_ROUNDS of bench_results.h */
 
@@ -35,6 +36,13 @@ void bench_usage(FILE *out)
           "                        flags (default: the sandboxd-ref built next to this suite)\n"
           "  --launch-env NAME=VALUE  launch: add a variable to the runtime's environment\n"
           "  --startup-timeout S   launch: how long to wait for the runtime's health (20)\n"
+          "\n"
+          "Request headers (a runtime behind a router or a gateway), as for the run:\n"
+          "  --header 'Name: value'   on every REST request and gRPC call (repeatable)\n"
+          "  --rest-header 'Name: value', --grpc-header 'Name: value'   one surface only\n"
+          "  --header-file FILE    one 'Name: value' per line (# comments), both surfaces\n"
+          "  --secret-header NAME  never print NAME's value (Authorization, Cookie and\n"
+          "                        Proxy-Authorization never are)\n"
           "\n"
           "Sizes, counts, durations:\n"
           "  --size SIZE           big transfers: Start stream, floors, REST GET/PUT (default 1G)\n"
@@ -74,8 +82,10 @@ void bench_usage(FILE *out)
           "SIZE takes K, M, G suffixes (powers of 1024; KiB/MiB/GiB too); DUR takes ms, s or\n"
           "m (plain numbers are seconds). Exit status: 0 when the run completed (targets\n"
           "missed are information, not failure), 2 on a usage error or a missing bundled\n"
-          "runtime, 3 when the endpoint is unreachable (or a launched runtime never became\n"
-          "healthy), 4 when the bench itself failed (e.g. the JSON could not be written).\n",
+          "runtime, 3 when the endpoint is unreachable or is not a runtime (GET /v1/health\n"
+          "does not answer 200 with a JSON health object: a router or gateway answered), or a\n"
+          "launched runtime never became healthy, 4 when the bench itself failed (e.g. the\n"
+          "JSON could not be written).\n",
           out);
 }
 
@@ -204,6 +214,11 @@ enum {
     OPT_CMP_BUNDLED,
     OPT_CMP_JSON,
     OPT_ROUNDS,
+    OPT_HEADER,
+    OPT_REST_HEADER,
+    OPT_GRPC_HEADER,
+    OPT_HEADER_FILE,
+    OPT_SECRET_HEADER,
     OPT_TLS,
     OPT_INSECURE,
     OPT_CACERT,
@@ -259,6 +274,11 @@ int bench_parse_args(int argc, char **argv, struct bench_opts *o)
         {"compare-bundled", required_argument, NULL, OPT_CMP_BUNDLED},
         {"compare-json", required_argument, NULL, OPT_CMP_JSON},
         {"rounds", required_argument, NULL, OPT_ROUNDS},
+        {"header", required_argument, NULL, OPT_HEADER},
+        {"rest-header", required_argument, NULL, OPT_REST_HEADER},
+        {"grpc-header", required_argument, NULL, OPT_GRPC_HEADER},
+        {"header-file", required_argument, NULL, OPT_HEADER_FILE},
+        {"secret-header", required_argument, NULL, OPT_SECRET_HEADER},
         {"tls", no_argument, NULL, OPT_TLS},
         {"insecure", no_argument, NULL, OPT_INSECURE},
         {"cacert", required_argument, NULL, OPT_CACERT},
@@ -273,7 +293,8 @@ int bench_parse_args(int argc, char **argv, struct bench_opts *o)
     opterr = 0;
     int ch;
     unsigned only = 0, skip = 0, nenv = 0;
-    while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+    int longindex = 0;
+    while ((ch = getopt_long(argc, argv, ":h", longopts, &longindex)) != -1) {
         double d;
         unsigned u;
         switch (ch) {
@@ -405,6 +426,18 @@ int bench_parse_args(int argc, char **argv, struct bench_opts *o)
                 return usage_error("--rounds: expected 1..%d, got '%s'", BENCH_MAX_ROUNDS_OPT,
                                    optarg);
             break;
+        case OPT_HEADER:
+        case OPT_REST_HEADER:
+        case OPT_GRPC_HEADER:
+        case OPT_HEADER_FILE:
+        case OPT_SECRET_HEADER: {
+            /* The same options as a conformance run (request_headers.h). */
+            char opt[32], why[600];
+            snprintf(opt, sizeof opt, "--%s", longopts[longindex].name);
+            if (request_headers_option(&o->headers, opt, optarg, why, sizeof why) < 0)
+                return usage_error("%s", why);
+            break;
+        }
         case ':':
             return usage_error("option '%s' needs a value", argv[optind - 1]);
         default:

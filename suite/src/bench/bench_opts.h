@@ -5,6 +5,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "request_headers.h"
+
 #define BENCH_MAX_ENV 32
 
 /* Measurement groups that --only / --skip select (floors always run). */
@@ -51,6 +53,7 @@ struct bench_opts {
     double streams_timeout; /* bound on the concurrent-streams figure, seconds */
     unsigned groups;        /* enum bench_group bits */
     bool quiet;             /* no progress lines on stderr */
+    struct request_headers headers; /* --header and its kin, for both runtimes */
 };
 
 /* True when a second runtime is measured side by side. */

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "bench_measure.h"
+#include "request_headers.h"
 #include "bench_report.h"
 #include "rest_client.h"
 
@@ -90,6 +91,11 @@ static struct client *client_new(const struct rest_shared *sh, unsigned index, c
     c->h = curl_easy_init();
     /* An empty Expect: keeps curl from waiting for 100-continue on uploads. */
     c->headers = curl_slist_append(NULL, "Expect:");
+    /* The user's headers (a router's, a gateway's), as on every request. */
+    const char **user = request_headers_rest_lines(NULL);
+    for (const char **l = user; l && *l && c->headers; l++)
+        c->headers = curl_slist_append(c->headers, *l);
+    free(user);
     if (!c->h || !c->headers) {
         bench_fmt(err, 256, "curl_easy_init failed");
         client_free(c);

@@ -12,6 +12,7 @@
 #include "bench_grpc.h"
 #include "bundled_runtime.h"
 #include "fs_util.h"
+#include "health_gate.h"
 #include "rest_client.h"
 
 /* The sandboxd-ref built with this suite, as --launch-bundled finds it. */
@@ -24,17 +25,13 @@ static int find_bundled(char *out, size_t len)
     return 0;
 }
 
-static int health(const char *rest, char *err, size_t err_len)
+/* A runtime, not a router or a gateway answering for it (health_gate.h). */
+static int health(const char *rest, unsigned ready_wait_ms, char *err, size_t err_len)
 {
-    struct http_request req = {.method = "GET", .target = "/v1/health", .timeout_ms = 5000};
-    struct http_response resp;
-    int rc = rest_do_at(rest, &req, &resp);
-    if (rc != 0)
-        bench_fmt(err, err_len, "GET /v1/health on %s: %s", rest, resp.error);
-    else if (resp.status != 200)
-        bench_fmt(err, err_len, "GET /v1/health on %s: HTTP %ld", rest, resp.status);
-    rc = rc == 0 && resp.status == 200 ? 0 : -1;
-    http_response_free(&resp);
+    char *body = NULL;
+    long status = 0;
+    int rc = health_gate_check(rest, 5000, ready_wait_ms, &status, &body, err, err_len);
+    free(body);
     return rc;
 }
 
@@ -106,7 +103,7 @@ int bench_target_open(struct bench_target_rt *t, const struct bench_opts *o, cha
         bench_fmt(err, err_len, "out of memory");
         return 4;
     }
-    if (health(t->rest, err, err_len) != 0) return 3;
+    if (health(t->rest, o->health_timeout_ms, err, err_len) != 0) return 3;
     char why[256];
     if (bench_grpc_probe(t->grpc, why, sizeof why) != 0) {
         bench_fmt(err, err_len, "Execute `true` on %s: %s", t->grpc, why);

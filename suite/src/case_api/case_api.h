@@ -46,14 +46,18 @@ struct case_def {
     const char *catches; /* the broken runtime behaviour this case catches */
     const char *how;     /* how it decides (shown by --explain) */
     case_fn fn;
+    const char *file; /* where the case is written (set by SBX_CASE; --list, --explain) */
+    unsigned line;
 };
 
 /* Registration: places the definition in the "sbx_cases" linker section,
- * which the catalog walks; no central list to edit. */
+ * which the catalog walks; no central list to edit. The file and line are
+ * the registration's (relative to the source tree: the suite is built with
+ * -fmacro-prefix-map). */
 #define SBX_CASE(fn_, ...)                                                                         \
     static const struct case_def sbx_case_##fn_                                                    \
-        __attribute__((used, section("sbx_cases"), aligned(sizeof(void *)))) = {.fn = fn_,         \
-                                                                                __VA_ARGS__}
+        __attribute__((used, section("sbx_cases"), aligned(sizeof(void *)))) = {                   \
+            .fn = fn_, .file = __FILE__, .line = __LINE__, __VA_ARGS__}
 
 /* ---- Context ---------------------------------------------------------- */
 

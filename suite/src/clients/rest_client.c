@@ -12,6 +12,7 @@
 
 #include "case_api.h"
 #include "output_limit.h"
+#include "request_headers.h"
 #include "text_util.h"
 #include "tls_options.h"
 
@@ -258,6 +259,12 @@ int rest_do_at(const char *addr, const struct http_request *req, struct http_res
         if (strncasecmp(*h, "Expect:", 7) == 0) has_expect = true;
         hdrs = curl_slist_append(hdrs, *h);
     }
+    /* The user's headers (a router's or a gateway's), under names the
+     * request does not set itself. */
+    const char **user = request_headers_rest_lines(req->headers);
+    for (const char **h = user; h && *h; h++)
+        hdrs = curl_slist_append(hdrs, *h);
+    free(user);
     if (!has_expect) hdrs = curl_slist_append(hdrs, "Expect:");
     curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
 

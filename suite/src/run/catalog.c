@@ -137,3 +137,12 @@ const char *case_needs_text(unsigned needs, char *buf, size_t len)
     if (!buf[0]) snprintf(buf, len, "-");
     return buf;
 }
+
+const char *case_source_text(const struct case_def *def, char *buf, size_t len)
+{
+    if (def->file)
+        snprintf(buf, len, "%s:%u", def->file, def->line);
+    else
+        snprintf(buf, len, "-");
+    return buf;
+}

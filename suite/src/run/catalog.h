@@ -27,6 +27,9 @@ unsigned case_timeout_s(const struct case_def *def);
 const char *case_level_name(enum case_level level); /* "MUST" / "SHOULD" */
 /* Writes the needs as "launch,procfs" (or "-" when none) into buf. */
 const char *case_needs_text(unsigned needs, char *buf, size_t len);
+/* Writes where the case is registered, "cases/process/exec_cases.c:42"
+ * ("-" when unknown), into buf. */
+const char *case_source_text(const struct case_def *def, char *buf, size_t len);
 
 /* The tags the catalog accepts. */
 extern const char *const catalog_known_tags[];

@@ -64,6 +64,25 @@ void cli_print_help(FILE *f)
         "  --authority NAME          the name the runtime is reached by: gRPC :authority,\n"
         "                            REST Host, TLS SNI and the name verified.\n"
         "\n"
+        "Request headers (a runtime behind a router, a gateway or an authenticating proxy):\n"
+        "  --header 'Name: value'    send this header on every REST request and as gRPC\n"
+        "                            metadata (name in lower case) on every call the run\n"
+        "                            makes: cases, probes, health checks, workspace set-up\n"
+        "                            and clean-up (repeatable). A header a case sets itself\n"
+        "                            is never replaced.\n"
+        "  --rest-header 'Name: value'  the same, REST only (repeatable).\n"
+        "  --grpc-header 'Name: value'  the same, gRPC only (repeatable).\n"
+        "  --header-file FILE        headers from FILE, one 'Name: value' per line (blank\n"
+        "                            lines and # comments allowed), for both surfaces: keeps\n"
+        "                            secrets out of the process list and shell history.\n"
+        "  --secret-header NAME      treat NAME's value as a secret (repeatable). Values of\n"
+        "                            Authorization, Cookie, Proxy-Authorization and secret\n"
+        "                            headers are never written to a report, log or bundle\n"
+        "                            (the command line recorded there included): they read\n"
+        "                            'Name: <redacted>'. Host, Content-Length, Content-Type,\n"
+        "                            TE, Connection, Transfer-Encoding, Keep-Alive, Upgrade,\n"
+        "                            Expect, Trailer, grpc-* and pseudo-headers are refused.\n"
+        "\n"
         "Catalog:\n"
         "  --list                    print the (selected) cases: ID, level, clauses, tags,\n"
         "                            needs, timeout, title; then exit.\n"
@@ -140,8 +159,11 @@ void cli_print_help(FILE *f)
         "  1  a selected case failed, timed out or errored; or --require-complete and the\n"
         "     verdict is incomplete\n"
         "  2  usage error\n"
-        "  3  the endpoint is unreachable (or a launched runtime never became healthy);\n"
-        "     the reports asked for are written all the same, with the reason\n"
+        "  3  the endpoint is unreachable, or is not a runtime: GET /v1/health does not\n"
+        "     answer 200 with a JSON health object (a router or gateway answering 400,\n"
+        "     401, 403, 404, 502 or an HTML page; HTTP/1.x on the gRPC address), or a\n"
+        "     launched runtime never became healthy; the reports asked for are written\n"
+        "     all the same, with what answered and what to try\n"
         "  4  the suite itself failed (broken catalog, cannot write a report, interrupted)\n"
         "\n"
         "Examples:\n"
@@ -154,6 +176,11 @@ void cli_print_help(FILE *f)
         "\n"
         "  --help, --version\n",
         f);
+}
+
+void cli_free(struct cli_opts *o)
+{
+    request_headers_free(&o->headers);
 }
 
 static int parse_uint(const char *s, unsigned long long max, unsigned long long *out)
@@ -292,7 +319,7 @@ int cli_parse(struct cli_opts *o, int argc, char **argv, char *err, size_t err_l
                                              "--max-output",
                                              "--unresponsive-after",
                                              NULL};
-        bool known = false;
+        bool known = request_headers_is_option(name);
         for (const char *const *vn = valued; *vn; vn++)
             known |= strcmp(name, *vn) == 0;
         if (!known) {
@@ -306,6 +333,10 @@ int cli_parse(struct cli_opts *o, int argc, char **argv, char *err, size_t err_l
             }
             val = argv[++i];
         }
+        /* Request headers (request_headers.h). */
+        int hdr = request_headers_option(&o->headers, name, val, err, err_len);
+        if (hdr < 0) return -1;
+        if (hdr > 0) continue;
         unsigned long long u;
         if (strcmp(name, "--grpc") == 0)
             o->grpc = val;

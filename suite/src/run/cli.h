@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "request_headers.h"
 #include "cli_tls.h"
 
 #define CLI_MAX_ENV 32
@@ -18,7 +19,9 @@ struct cli_opts {
     const char *launch_env[CLI_MAX_ENV + 1];
     unsigned startup_timeout_s;
     bool confine_runtime; /* launch mode: private mount namespace, host read-only */
-    struct cli_tls tls;   /* --tls, --cacert, --cert, --key, --insecure, --authority */
+    /* --header, --rest-header, --grpc-header, --header-file, --secret-header */
+    struct request_headers headers;
+    struct cli_tls tls; /* --tls, --cacert, --cert, --key, --insecure, --authority */
     /* catalog */
     bool list;
     const char *explain;
@@ -47,8 +50,10 @@ struct cli_opts {
     bool help, version;
 };
 
-/* Parses argv. 0 on success; -1 on a usage error (message written to err). */
+/* Parses argv. 0 on success; -1 on a usage error (message written to err).
+ * Release with cli_free either way. */
 int cli_parse(struct cli_opts *o, int argc, char **argv, char *err, size_t err_len);
+void cli_free(struct cli_opts *o);
 
 void cli_print_help(FILE *f);
 

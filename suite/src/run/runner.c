@@ -82,6 +82,8 @@ static int parse_options(struct cli_opts *o, int argc, char **argv)
         fprintf(stderr, "sandboxd-conformance: %s\n(see sandboxd-conformance --help)\n", err);
         return RUNNER_USAGE;
     }
+    /* Every request from here on carries them, workers' included. */
+    request_headers_use(&o->headers);
     if (o->help) {
         cli_print_help(stdout);
         return RUNNER_OK;
@@ -157,6 +159,22 @@ static int plan_run(struct run_state *st, const struct catalog *cat)
     return RUNNER_GO_ON;
 }
 
+/* The names of the user's headers, never their values. */
+static void print_request_headers(int log_fd)
+{
+    char *rest = request_headers_names(REQUEST_REST);
+    char *grpc = request_headers_names(REQUEST_GRPC);
+    if (rest && grpc && (*rest || *grpc)) {
+        printf("request headers: REST %s; gRPC %s\n", *rest ? rest : "(none)",
+               *grpc ? grpc : "(none)");
+        if (log_fd >= 0)
+            dprintf(log_fd, "request headers: REST %s; gRPC %s\n", *rest ? rest : "(none)",
+                    *grpc ? grpc : "(none)");
+    }
+    free(rest);
+    free(grpc);
+}
+
 /* The run's parameters, signals, temporary directory, log and banner. */
 static int start_run(struct run_state *st)
 {
@@ -177,8 +195,9 @@ static int start_run(struct run_state *st)
     res->params.require_complete = o->require_complete;
     res->params.openapi = openapi_path();
     res->params.openapi_is_contract = openapi_shared_is_contract();
-    res->params.argv = st->argv;
-    res->params.argc = st->argc;
+    /* What reports record of the command line, without secret values. */
+    res->params.argv = st->argv_redacted;
+    res->params.argc = st->argv_redacted ? st->argc : 0;
     snprintf(target->prefix, sizeof target->prefix, "sbxc-%08llx",
              (unsigned long long)(random_u64() & 0xFFFFFFFFu));
     res->params.prefix = target->prefix;
@@ -213,6 +232,7 @@ static int start_run(struct run_state *st)
         dprintf(st->log_fd, "sandboxd-conformance %s (%s) seed %llu jobs %u level %s started %s\n",
                 SBX_VERSION, SBX_GIT_COMMIT, (unsigned long long)st->seed, o->jobs,
                 res->params.level, res->started_at);
+    print_request_headers(st->log_fd);
     return RUNNER_GO_ON;
 }
 
@@ -320,6 +340,7 @@ static void release_run(struct run_state *st)
     selection_free_ids(st->sel.only_ids);
     baseline_free(&st->base);
     run_results_free(&st->res);
+    request_headers_free_argv(st->argv_redacted);
 }
 
 /* ---- main ---------------------------------------------------------------- */
@@ -328,7 +349,10 @@ int runner_main(int argc, char **argv)
 {
     struct cli_opts o;
     int rc = parse_options(&o, argc, argv);
-    if (rc != RUNNER_GO_ON) return rc;
+    if (rc != RUNNER_GO_ON) {
+        cli_free(&o);
+        return rc;
+    }
 
     char err[4096];
     struct catalog cat;
@@ -347,6 +371,7 @@ int runner_main(int argc, char **argv)
     st.o = &o;
     st.argc = argc;
     st.argv = argv;
+    st.argv_redacted = request_headers_redact_argv(&o.headers, argc, argv);
     st.rt.pid = -1;
     st.log_fd = -1;
     st.interrupted = &interrupted;
@@ -368,5 +393,7 @@ int runner_main(int argc, char **argv)
     }
     release_run(&st);
     catalog_free(&cat);
+    request_headers_use(NULL);
+    cli_free(&o);
     return rc;
 }

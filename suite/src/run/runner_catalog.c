@@ -10,16 +10,18 @@
 
 void runner_print_list(const struct run_results *res)
 {
-    printf("%-10s %-6s %-14s %-28s %-16s %5s  %s\n", "ID", "LEVEL", "CLAUSES", "TAGS", "NEEDS",
-           "TIME", "TITLE");
+    printf("%-10s %-6s %-14s %-28s %-16s %5s  %-44s %s\n", "ID", "LEVEL", "CLAUSES", "TAGS",
+           "NEEDS", "TIME", "SOURCE", "TITLE");
     unsigned n = 0;
     for (size_t i = 0; i < res->count; i++) {
         const struct case_result *r = &res->cases[i];
         if (!r->selected) continue;
         char needs[96];
-        printf("%-10s %-6s %-14s %-28s %-16s %4us  %s\n", r->def->id,
+        char source[256];
+        case_source_text(r->def, source, sizeof source);
+        printf("%-10s %-6s %-14s %-28s %-16s %4us  %-44s %s\n", r->def->id,
                case_level_name(r->def->level), r->def->clauses, r->def->tags ? r->def->tags : "-",
-               case_needs_text(r->def->needs, needs, sizeof needs), case_timeout_s(r->def),
+               case_needs_text(r->def->needs, needs, sizeof needs), case_timeout_s(r->def), source,
                r->def->title);
         n++;
     }
@@ -38,7 +40,9 @@ int runner_explain(const struct catalog *cat, const char *id)
     printf("Level:    %s\n", case_level_name(d->level));
     printf("Tags:     %s\n", d->tags ? d->tags : "-");
     printf("Needs:    %s\n", case_needs_text(d->needs, needs, sizeof needs));
-    printf("Timeout:  %u s\n\n", case_timeout_s(d));
+    printf("Timeout:  %u s\n", case_timeout_s(d));
+    char source[256];
+    printf("Source:   %s\n\n", case_source_text(d, source, sizeof source));
     printf("Clauses:\n");
     const char *cur = d->clauses, *item;
     for (size_t l; (l = text_list_next(&cur, &item)) != 0;) {

@@ -24,6 +24,7 @@ struct run_state {
     const struct cli_opts *o;
     int argc;
     char **argv;
+    char **argv_redacted; /* argv with secret header values redacted */
     struct selection sel;
     struct baseline base;
     struct run_results res;

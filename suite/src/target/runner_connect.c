@@ -9,6 +9,7 @@
 
 #include "bundled_runtime.h"
 #include "endpoint.h"
+#include "health_gate.h"
 #include "runner.h"
 #include "runner_probe.h"
 #include "runner_state.h"
@@ -23,30 +24,44 @@ static int attach_target(struct run_state *st)
     snprintf(target->grpc_addr, sizeof target->grpc_addr, "%s", o->grpc);
     snprintf(target->rest_addr, sizeof target->rest_addr, "%s", o->rest);
     res->runtime.mode = "attach";
-    char e1[600] = "", e2[600] = "";
-    long status = 0;
+    char e1[600] = "", e2[1200] = "";
     char *body = NULL;
     int g = endpoint_check_grpc_peer(o->grpc, RUNNER_REACH_TIMEOUT_MS, &res->runtime.grpc_tls, e1,
                                      sizeof e1);
     if (g == 0) g = tls_reach_grpc(o->grpc, &res->runtime.grpc_tls, e1, sizeof e1);
+    /* A TLS handshake that fails says so in OpenSSL's words (tls_reach.h)
+     * before anything is asked over it. */
     int r = tls_reach_rest(o->rest, &res->runtime.rest_tls, e2, sizeof e2);
-    if (r == 0)
-        r = endpoint_check_rest(o->rest, RUNNER_REACH_TIMEOUT_MS, &status, &body, e2, sizeof e2);
-    if (r == 0)
-        r = tls_reach_rest_answer(o->rest, &res->runtime.rest_tls, status, body, e2, sizeof e2);
-    if (g == ENDPOINT_HTTP1 && r == 0 && o->transport) {
+    /* Then the REST address must be a runtime, not a router or a gateway
+     * answering for it (health_gate.h); a runtime still starting is waited
+     * for as long as a launched one would be. A TLS server that wanted a
+     * client certificate and got none refuses in its own words: that cause
+     * is named rather than "not a runtime". */
+    long status = 0;
+    if (r == 0) {
+        r = health_gate_check(o->rest, RUNNER_REACH_TIMEOUT_MS, target->health_timeout_ms, &status,
+                              &body, e2, sizeof e2);
+        if (r != 0 && status != 0)
+            tls_reach_rest_answer(o->rest, &res->runtime.rest_tls, status, body, e2, sizeof e2);
+    }
+    if (g == ENDPOINT_HTTP1 && o->transport) {
         /* Certifying a proxy that cannot carry gRPC is what the
          * transport profile is for: the run goes on, T1-T3 fail with
          * what was observed, cases that need gRPC are skipped. */
         snprintf(target->grpc_unusable, sizeof target->grpc_unusable, "%s", e1);
-        printf("transport profile: %s\n  the run goes on: cases that need gRPC are skipped, "
-               "T1-T3 report it\n",
-               e1);
-        if (st->log_fd >= 0) dprintf(st->log_fd, "gRPC endpoint cannot carry gRPC: %s\n", e1);
+        if (r == 0) {
+            printf("transport profile: %s\n  the run goes on: cases that need gRPC are "
+                   "skipped, T1-T3 report it\n",
+                   e1);
+            if (st->log_fd >= 0) dprintf(st->log_fd, "gRPC endpoint cannot carry gRPC: %s\n", e1);
+        }
         g = 0;
+    } else if (g == ENDPOINT_HTTP1) {
+        size_t l = strlen(e1);
+        snprintf(e1 + l, sizeof e1 - l, "; to certify such a proxy, use --profile transport");
     }
     if (g != 0 || r != 0) {
-        fprintf(stderr, "sandboxd-conformance: endpoint unreachable:\n");
+        fprintf(stderr, "sandboxd-conformance: endpoint unreachable or not a runtime:\n");
         if (g != 0) fprintf(stderr, "  %s\n", e1);
         if (r != 0) fprintf(stderr, "  %s\n", e2);
         free(body);
@@ -59,7 +74,7 @@ static int attach_target(struct run_state *st)
         return RUNNER_UNREACHABLE;
     }
     res->runtime.health_json = body;
-    printf("attach: gRPC %s, REST %s (GET /v1/health: %ld)\n", o->grpc, o->rest, status);
+    printf("attach: gRPC %s, REST %s (GET /v1/health: 200)\n", o->grpc, o->rest);
     tls_reach_print(stdout, "gRPC", &res->runtime.grpc_tls);
     tls_reach_print(stdout, "REST", &res->runtime.rest_tls);
     return RUNNER_GO_ON;

@@ -11,6 +11,7 @@
 
 #include "client_transport.h"
 #include "endpoint.h"
+#include "request_headers.h"
 #include "tls_connect.h"
 #include "tls_options.h"
 
@@ -69,6 +70,9 @@ struct sbx_grpc_conn *grpc_dial(const char *addr, const struct sbx_grpc_conn_opt
     struct sbx_grpc_conn_opts o = {0};
     if (opts) o = *opts;
     if (!o.authority) o.authority = tls_options_get()->authority;
+    /* The user's headers (a router's, a gateway's token) on every call of
+     * every connection: this is the one place they are all opened. */
+    if (!o.extra_headers) request_headers_grpc_opts(&o);
     if (!tls_addr_is_https(addr)) return sbx_grpc_connect(addr, &o, err, err_len);
 
     const char *hostport = tls_addr_hostport(addr);

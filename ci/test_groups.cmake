@@ -1,0 +1,46 @@
+# SPDX-License-Identifier: Apache-2.0
+# Every ctest in one group, named by a label, so that a developer can run a
+# group (`ctest -L unit`) and the sanitizer build can run only the groups
+# where instrumented code earns its time (ci/test.sh --sanitize runs
+# unit|interop|fuzz|clean|faults). A test a CMakeLists.txt already labelled
+# keeps its label; the others get theirs here, from their names. A test that
+# matches no rule below is a "proof" (variants, sweeps, packages, images, the
+# transport and TLS set-ups, load and attack tests): regular build only.
+#
+#   unit     no daemon, or a daemon driven in-process; seconds
+#   interop  real peers and clients against the daemon and the suite; seconds
+#   fuzz     the fuzz targets replaying their corpora
+#   clean    the whole suite against the clean sandboxd-ref
+#   faults   the fault matrix (one ctest per fault) and the daemon's own
+#            fault probes
+#   static   style, static analysis and generated-file checks; no test binary
+#   proof    everything else (the slowest group)
+set(SBX_TEST_GROUP_RULES
+    "unit:^(grpc_(wire|session|output|inbox|client_peer)_test|fs_resolve|rest_(units|multipart|api|faults)|proc_(spawn|manager|env_cwd)|runner_units|rest_wire_test|openapi_[a-z]+_test|payload_test|prefix_flag_test|bench_unit|compare_results)$"
+    "interop:^(grpc_interop_.*|daemon_(exec|start|grpc|lifecycle|hostile_.*|stream_end_.*|reflection_upstream_names|fault_unknown_name)|runner_(end_to_end|hostile_runtimes|launches_sandboxd_ref)|bench_(smoke_launch|smoke_attach|cli))$"
+    "fuzz:^fuzz_replay_"
+    "clean:^cases_clean_daemon_passes$"
+    "faults:^(cases_catch_fault_.*|daemon_faults_[0-9]+)$"
+    "static:^(style_clang_format|static_cppcheck|proto_contract|openapi_document|contract_.*|daemon_(fault_table|sources_fault_free|binary_fault_free|static_binary_fault_free|links_without_tls)|man_pages_.*|deploy_manifests_.*)$")
+
+# Labels the tests of the calling directory; each CMakeLists.txt that adds
+# tests schedules it for its end: cmake_language(DEFER CALL sbx_label_tests).
+function(sbx_label_tests)
+  get_property(tests DIRECTORY PROPERTY TESTS)
+  foreach(t ${tests})
+    get_test_property(${t} LABELS have)
+    if(have)
+      continue()
+    endif()
+    set(group proof)
+    foreach(rule ${SBX_TEST_GROUP_RULES})
+      string(REGEX REPLACE ":.*" "" name ${rule})
+      string(REGEX REPLACE "^[a-z]+:" "" pattern ${rule})
+      if(t MATCHES "${pattern}")
+        set(group ${name})
+        break()
+      endif()
+    endforeach()
+    set_tests_properties(${t} PROPERTIES LABELS ${group})
+  endforeach()
+endfunction()
