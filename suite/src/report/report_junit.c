@@ -155,6 +155,10 @@ static int write_junit(FILE *f, const struct run_results *res)
             {"runtime.rest", res->runtime.rest_addr ? res->runtime.rest_addr : ""},
             {"runtime.grpc.transport", report_tls_text(&res->runtime.grpc_tls, gt, sizeof gt)},
             {"runtime.rest.transport", report_tls_text(&res->runtime.rest_tls, rt, sizeof rt)},
+            {"runtime.grpc.header_names",
+             res->runtime.grpc_header_names ? res->runtime.grpc_header_names : ""},
+            {"runtime.rest.header_names",
+             res->runtime.rest_header_names ? res->runtime.rest_header_names : ""},
             {"seed", seed},
             {"verdict", verdict_name(res->verdict.verdict)},
         };

@@ -88,8 +88,8 @@ struct runtime_identity {
     /* Per surface: TLS or not, and what the handshake agreed on. */
     struct tls_peer grpc_tls, rest_tls;
     /* Per surface: the names of the headers the user had sent ("" or NULL
-     * when none; values are never recorded). */
-    const char *grpc_header_names, *rest_header_names;
+     * when none; values are never recorded). Owned. */
+    char *grpc_header_names, *rest_header_names;
     bool probed;
 };
 
