@@ -12,8 +12,9 @@
 #            own 400 page); every report records TLS on both surfaces.
 # In "quick" mode (the default) the same on a subset that takes every client
 # path over TLS (gRPC calls and streams, REST through libcurl, the
-# raw-socket cases, T1-T4), and then:
-#   mtls     ssl_verify_client on: --cacert --cert --key on that subset;
+# raw-socket cases, T1-T4), and then, each on a short subset with one case
+# per client path (gRPC call, gRPC stream, libcurl, raw socket, health):
+#   mtls     ssl_verify_client on: --cacert --cert --key;
 #   insecure --insecure runs, and the verdict says "TLS not verified";
 #   bench    `bench --tls --cacert` measures through the same TLS;
 #   refused  each ends with exit 3, every report written, and a message
@@ -25,7 +26,13 @@
 #   authority a server certificate for a name only (sandbox.test): reached by
 #            address it does not verify ("IP address mismatch"); with
 #            --authority sandbox.test (SNI, the name verified, :authority
-#            and Host) the same subset passes.
+#            and Host) the short subset passes.
+# Both nginx listeners refuse (403) a request without the header
+# X-Sandbox-ID: sbx-tls-proof, as a gateway would: every run sends it with
+# --header, so each certified run proves the header reaches the runtime
+# through TLS on every client path; every report names it, and no report,
+# log or bundle file holds its value (--secret-header); a run without it
+# ends with exit 3 naming nginx's 403.
 #
 # Usage: run_tls_nginx.sh SUITE_BINARY DAEMON_BINARY [quick|whole]
 # Exit: 0 proven, 1 not proven, 77 skipped (no nginx, or no ssl/http2/grpc).
@@ -34,8 +41,10 @@ set -euo pipefail
 suite=${1:?usage: run_tls_nginx.sh SUITE DAEMON [quick|whole]}
 daemon=${2:?usage: run_tls_nginx.sh SUITE DAEMON [quick|whole]}
 mode=${3:-quick}
-subset='^(P1-00[1-4]|P2-00[12]|P13-00[1-3]|G[1-7]-001|F1-00[1-3]|F8-001|F9-001|C3-002|C5-001|M1-001|S1-002) '
-mtls_focus=$subset
+# One case per client path: a gRPC call, a gRPC stream, libcurl, a raw
+# socket, the health check. The server TLS run covers the rest.
+mtls_focus='^(P1-001|P2-002|F1-001|F9-001|M1-001) '
+gate_header='X-Sandbox-ID: sbx-tls-proof'
 case "$mode" in
   quick) tls_focus='^(P1-00[1-4]|P2-00[12]|P13-00[1-3]|G[1-7]-001|F1-00[1-3]|F8-001|F9-001|C3-002|C5-001|M1-001|S1-002|T[1-4]-00[12]) ' ;;
   whole) tls_focus="" ;;
@@ -171,8 +180,10 @@ write_conf() { # mode (tls|mtls|expired|noh2) grpc_port rest_port
   [ "$mode" = named ] && cert=named
   [ "$mode" = noh2 ] && h2=""
   [ "$mode" = mtls ] && client_auth="ssl_client_certificate $pki/test-ca.pem; ssl_verify_client on;"
+  # The gateway's check: the user's header or 403.
   local tls="ssl_certificate $pki/$cert.pem; ssl_certificate_key $pki/$cert.key;
-    ssl_protocols TLSv1.2 TLSv1.3; $client_auth"
+    ssl_protocols TLSv1.2 TLSv1.3; $client_auth
+    if (\$http_x_sandbox_id != \"sbx-tls-proof\") { return 403; }"
   local grpc_location="grpc_pass grpc://127.0.0.1:$grpc_port;
       grpc_read_timeout 300s; grpc_send_timeout 300s; grpc_buffer_size 4k;"
   [ "$mode" = noh2 ] && grpc_location="proxy_pass http://127.0.0.1:$rest_port;"
@@ -248,7 +259,11 @@ start_nginx() { # mode
   exit 1
 }
 
-run_suite() { # name focus [suite options...]
+run_suite() { # name focus [suite options...]  (the gate's header sent, as a secret)
+  run_suite_bare "$@" --header "$gate_header" --secret-header X-Sandbox-ID
+}
+
+run_suite_bare() { # name focus [suite options...]
   local name=$1 focus=$2 rc=0
   shift 2
   # The traversal cases take close to their bound on a loaded 2-core host
@@ -284,12 +299,22 @@ for surface in ("grpc", "rest"):
             bad.append(f"results.json: {surface} TLS has no {k}: {t}")
     if "CN=localhost" not in t.get("peer_subject", "") and "CN = localhost" not in t.get("peer_subject", ""):
         bad.append(f"results.json: {surface} peer subject {t.get('peer_subject')!r}")
+    if t.get("header_names") != "X-Sandbox-ID":
+        bad.append(f"results.json: {surface} header names {t.get('header_names')!r}")
     if t.get("client_certificate") != mtls:
         bad.append(f"results.json: {surface} client_certificate {t.get('client_certificate')}")
-for ext in ("md", "html"):
+for ext in ("md", "html", "xml"):
     text = open(base + "." + ext, encoding="utf-8").read()
     if "TLSv1." not in text or "localhost" not in text:
         bad.append(f"{ext} report: no TLS version or peer subject")
+    if "X-Sandbox-ID" not in text:
+        bad.append(f"{ext} report: the header sent is not named")
+written = [base + e for e in (".json", ".md", ".html", ".xml", ".tap", ".log")]
+for top, _, files in os.walk(base + ".bundle"):
+    written += [os.path.join(top, f) for f in files]
+for path in written:
+    if b"sbx-tls-proof" in open(path, "rb").read():
+        bad.append(f"{path}: the secret header's value is written")
 if "TLSv1." not in open(base + ".bundle/results.json", encoding="utf-8").read():
     bad.append("bundle: results.json without TLS")
 for b in bad:
@@ -362,6 +387,9 @@ if [ "$mode" = whole ]; then
   stop_nginx
   exit $status
 fi
+# Without the header the gateway answers 403 itself: not a runtime.
+rc=0; run_suite_bare no-header "$mtls_focus" --cacert "$pki/test-ca.pem" || rc=$?
+check_refused no-header "$rc" "answered HTTP 403" || status=1
 rc=0; run_suite wrong-ca "$mtls_focus" --cacert "$pki/other-ca.pem" || rc=$?
 check_refused wrong-ca "$rc" "unable to get local issuer certificate" || status=1
 # --insecure: no verification (the wrong CA would not matter), and the
@@ -380,6 +408,7 @@ fi
 # The bench reaches the runtime through the same TLS.
 rc=0
 "$suite" bench --grpc "127.0.0.1:$ng" --rest "127.0.0.1:$nr" --tls --cacert "$pki/test-ca.pem" \
+  --header "$gate_header" \
   --only execute,rest --size 1M --small-size 1K --count 20 --duration 1s --warmup 2 \
   --json "$work/bench.json" --quiet >"$work/bench.log" 2>&1 || rc=$?
 if [ "$rc" -ne 0 ] || ! "$python" - "$work/bench.json" <<'PY'; then
