@@ -18,12 +18,15 @@ cd "$(dirname "$0")/.."
 declare -A sets
 sets[build]="gcc make cmake pkg-config git dpkg-dev file
   libnghttp2-dev libprotobuf-c-dev protobuf-c-compiler protobuf-compiler libprotobuf-dev
-  libcurl4-openssl-dev libjansson-dev libyaml-dev libmicrohttpd-dev libuv1-dev"
-# Interop peers, man pages and package checks, topology B's tool image and the
-# manifests' checks (busybox-static, python3-yaml), and the images' test:
-# podman with Debian's runc (crun fails on this machine type), catatonit for
-# the pods' infra image and netavark for their published ports.
-sets[test]="libcmocka-dev python3-grpcio python3-protobuf curl nghttp2-client nginx-light
+  libcurl4-openssl-dev libjansson-dev libyaml-dev libmicrohttpd-dev libuv1-dev
+  libssl-dev"
+# Interop peers (nginx-light has the ssl, http_v2 and grpc modules the TLS
+# test needs; openssl makes its throwaway CA and certificates), man pages and
+# package checks, topology B's tool image and the manifests' checks
+# (busybox-static, python3-yaml), and the images' test: podman with Debian's
+# runc (crun fails on this machine type), catatonit for the pods' infra image
+# and netavark for their published ports.
+sets[test]="libcmocka-dev python3-grpcio python3-protobuf curl nghttp2-client nginx-light openssl
   procps util-linux libxml2-utils man-db busybox-static python3-yaml
   podman runc catatonit netavark"
 # The HTML reports are checked in headless Chromium (html_reports_in_browser;

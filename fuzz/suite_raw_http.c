@@ -32,8 +32,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     close(sv[0]);
 
-    FUZZ_CHECK(raw_peer_spoke(sv[1], 50), "a closed peer did not count as an answer");
-    long status = raw_read_status(sv[1], 50);
+    struct raw_conn *conn = raw_adopt(sv[1], 50);
+    FUZZ_CHECK(conn != NULL, "raw_adopt");
+    FUZZ_CHECK(raw_peer_spoke(conn, 50), "a closed peer did not count as an answer");
+    long status = raw_read_status(conn, 50);
     FUZZ_CHECK(status == -1 || status == 0 || (status >= 100 && status <= 999), "status %ld",
                status);
     if (status > 0 && size >= 12 && memcmp(data, "HTTP/1.1 ", 9) == 0 && data[9] >= '2' &&
@@ -41,6 +43,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         data[11] <= '9' && (size == 12 || data[12] == ' ' || data[12] == '\r'))
         FUZZ_CHECK(status == (data[9] - '0') * 100 + (data[10] - '0') * 10 + (data[11] - '0'),
                    "status line %.12s read as %ld", (const char *)data, status);
-    close(sv[1]);
+    raw_close(conn);
     return 0;
 }

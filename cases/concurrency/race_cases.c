@@ -421,8 +421,8 @@ static void c3_no_temp(struct case_ctx *ctx)
     c3_rounds(ctx, "c3s", 6, 1500);
     /* An upload that stops halfway and hangs up. */
     char *trunc = conc_target(case_dir(ctx), "c3s/sub/trunc", NULL);
-    int fd = raw_connect(addr, 5000);
-    if (fd >= 0) {
+    struct raw_conn *fd = raw_connect(addr, 5000);
+    if (fd) {
         static char half[32 * 1024];
         memset(half, 'x', sizeof half);
         case_request(ctx, "PUT %s (Content-Length 65536, 32768 bytes sent, then closed)", trunc);
@@ -430,7 +430,7 @@ static void c3_no_temp(struct case_ctx *ctx)
                           "Content-Type: application/octet-stream\r\n"))
             raw_send_all(fd, half, sizeof half);
         usleep(200 * 1000);
-        close(fd);
+        raw_close(fd);
     }
     free(trunc);
     /* And a plain successful PUT. */

@@ -38,8 +38,8 @@ static void *trickle_main(void *arg)
 {
     struct trickle *t = arg;
     t->status = -1;
-    int fd = raw_connect(t->addr, 15000);
-    if (fd < 0) return NULL;
+    struct raw_conn *fd = raw_connect(t->addr, 15000);
+    if (!fd) return NULL;
     t->started_ms = case_now_ms();
     bool ok = raw_send_head(fd, t->addr, "PUT", t->target, (long long)strlen(t->body),
                             "Content-Type: application/octet-stream\r\n");
@@ -51,7 +51,7 @@ static void *trickle_main(void *arg)
     }
     t->finished_ms = case_now_ms();
     t->status = raw_read_status(fd, 10000);
-    close(fd);
+    raw_close(fd);
     return NULL;
 }
 

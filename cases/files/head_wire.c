@@ -1,13 +1,10 @@
 /* HEAD checked on a bare connection (see head_wire.h). */
 #include "files/head_wire.h"
 
-#include <errno.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include "case_api.h"
@@ -20,13 +17,12 @@
 
 /* Reads what arrives within wait_ms into buf[*len..cap); false once the
  * peer closed or failed (*closed set on an orderly close). */
-static bool read_more(int fd, char *buf, size_t cap, size_t *len, int wait_ms, bool *closed)
+static bool read_more(struct raw_conn *c, char *buf, size_t cap, size_t *len, int wait_ms,
+                      bool *closed)
 {
-    struct pollfd p = {.fd = fd, .events = POLLIN};
-    int rv = poll(&p, 1, wait_ms);
-    if (rv <= 0 || *len >= cap) return rv == 0 || *len >= cap;
-    ssize_t n = recv(fd, buf + *len, cap - *len, 0);
-    if (n < 0 && errno == EINTR) return true;
+    if (*len >= cap) return true;
+    ssize_t n = raw_recv(c, buf + *len, cap - *len, wait_ms);
+    if (n == -2) return true;
     if (n <= 0) {
         *closed = n == 0;
         return false;
@@ -54,17 +50,17 @@ static size_t header_end(const char *buf, size_t len, size_t *start)
     }
 }
 
-static bool send_text(int fd, const char *s)
+static bool send_text(struct raw_conn *c, const char *s)
 {
-    return raw_send_all(fd, s, strlen(s));
+    return raw_send_all(c, s, strlen(s));
 }
 
 void head_wire_check(struct case_ctx *ctx, const char *target)
 {
     const char *addr = case_rest_addr(ctx);
-    const char *host = strncmp(addr, "unix:", 5) == 0 ? "localhost" : addr;
-    int fd = raw_connect(addr, WIRE_TIMEOUT_MS);
-    if (fd < 0) {
+    const char *host = raw_host(addr);
+    struct raw_conn *conn = raw_connect(addr, WIRE_TIMEOUT_MS);
+    if (!conn) {
         case_error(ctx, "cannot open a connection to %s for the raw HEAD", addr);
         return;
     }
@@ -84,10 +80,10 @@ void head_wire_check(struct case_ctx *ctx, const char *target)
     case_request(ctx, "HEAD %s on a bare keep-alive connection, then GET /v1/health on it", target);
     char buf[16384];
     size_t len = 0, start = 0, end = 0;
-    bool closed = false, alive = send_text(fd, req);
+    bool closed = false, alive = send_text(conn, req);
     uint64_t t0 = case_now_ms();
     while (alive && !(end = header_end(buf, len, &start)) && case_now_ms() - t0 < WIRE_TIMEOUT_MS)
-        alive = read_more(fd, buf, sizeof buf, &len, 200, &closed);
+        alive = read_more(conn, buf, sizeof buf, &len, 200, &closed);
     if (!end) {
         case_fail(ctx, "HEAD answered with a complete header block (F9)", "%s after %zu bytes",
                   closed ? "the connection closed" : "nothing more within 5 s", len);
@@ -96,7 +92,7 @@ void head_wire_check(struct case_ctx *ctx, const char *target)
     /* Whatever comes next, before a second request is sent, is a body. */
     t0 = case_now_ms();
     while (alive && case_now_ms() - t0 < STRAY_WAIT_MS)
-        alive = read_more(fd, buf, sizeof buf, &len, STRAY_WAIT_MS, &closed);
+        alive = read_more(conn, buf, sizeof buf, &len, STRAY_WAIT_MS, &closed);
     size_t stray = len - end;
     CASE_CHECK(ctx, stray == 0, "no byte after the header block of a HEAD answer (F9: no body)",
                "%zu byte(s) followed the header block, starting \"%.*s\"%s", stray,
@@ -117,10 +113,10 @@ void head_wire_check(struct case_ctx *ctx, const char *target)
     }
     /* The connection stays usable: the next answer starts where it should. */
     size_t before = len;
-    if (send_text(fd, get)) {
+    if (send_text(conn, get)) {
         t0 = case_now_ms();
         while (len - before < 12 && case_now_ms() - t0 < WIRE_TIMEOUT_MS &&
-               read_more(fd, buf, sizeof buf, &len, 200, &closed))
+               read_more(conn, buf, sizeof buf, &len, 200, &closed))
             ;
     }
     if (len - before == 0 && said_close) {
@@ -135,5 +131,5 @@ void head_wire_check(struct case_ctx *ctx, const char *target)
 out:
     free(req);
     free(get);
-    close(fd);
+    raw_close(conn);
 }

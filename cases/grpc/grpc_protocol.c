@@ -4,15 +4,15 @@
 #include <string.h>
 
 #include "common/proc_util.h"
+#include "grpc_dial.h"
 #include "process.pb-c.h"
-#include "request_headers.h"
 #include "sbx_grpc_client.h"
 
 static struct sbx_grpc_conn *conn_or_fail(struct case_ctx *ctx)
 {
     const char *why = NULL;
     struct sbx_grpc_conn *c = proc_conn(ctx, &why);
-    if (!c) case_fail(ctx, "a gRPC connection (h2c) to the endpoint", "%s", why ? why : "failed");
+    if (!c) case_fail(ctx, "a gRPC connection to the endpoint", "%s", why ? why : "failed");
     return c;
 }
 
@@ -444,11 +444,10 @@ static void many_streams(struct case_ctx *ctx)
      * when the server's stream limit is exactly what G6 asks for. */
     char err[256] = "";
     struct sbx_grpc_conn_opts co = {0};
-    request_headers_grpc_opts(&co);
     if (!proc_grpc_usable(ctx)) return;
-    struct sbx_grpc_conn *sc = sbx_grpc_connect(case_grpc_addr(ctx), &co, err, sizeof err);
+    struct sbx_grpc_conn *sc = grpc_dial(case_grpc_addr(ctx), &co, err, sizeof err);
     if (!sc) {
-        case_fail(ctx, "a gRPC connection (h2c) to the endpoint", "%s", err);
+        case_fail(ctx, "a gRPC connection to the endpoint", "%s", err);
         return;
     }
     /* Take in the server's SETTINGS (its stream limit) before opening streams. */

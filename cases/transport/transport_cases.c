@@ -431,10 +431,10 @@ static void t4_slow_put(struct case_ctx *ctx)
     char *target = conc_target(case_dir(ctx), "t4-slow.bin", NULL);
     struct t4_space before, during;
     bool measured = t4_measure(ctx, &before);
-    int fd = raw_connect(addr, 30000);
-    if (fd < 0 || !measured) {
+    struct raw_conn *fd = raw_connect(addr, 30000);
+    if (!fd || !measured) {
         case_error(ctx, "could not connect to %s or measure the case directory", addr);
-        if (fd >= 0) close(fd);
+        raw_close(fd);
         free(target);
         return;
     }
@@ -461,7 +461,7 @@ static void t4_slow_put(struct case_ctx *ctx)
     }
     free(buf);
     long status = raw_read_status(fd, 30000);
-    close(fd);
+    raw_close(fd);
     long grown = have_during ? t4_grown(&before, &during) : -1;
     bool reached = grown >= (long)(T4P_HEAD / 2048); /* half the head, in KiB */
     if (!ok && !answered_early)

@@ -209,20 +209,20 @@ static void test_raw_http_skips_interim(void **state)
     char addr[64];
     addr_of(&s, addr, sizeof addr);
 
-    int fd = raw_connect(addr, 5000);
-    assert_true(fd >= 0);
+    struct raw_conn *fd = raw_connect(addr, 5000);
+    assert_non_null(fd);
     assert_true(raw_send_head(fd, addr, "PUT", "/v1/files/x", 0, NULL));
     /* Only the interim responses within 150 ms: no answer yet. */
     assert_false(raw_peer_spoke(fd, 150));
     assert_true(raw_peer_spoke(fd, 3000));
     assert_int_equal(raw_read_status(fd, 3000), 204);
-    close(fd);
+    raw_close(fd);
 
     fd = raw_connect(addr, 5000);
-    assert_true(fd >= 0);
+    assert_non_null(fd);
     assert_true(raw_send_head(fd, addr, "PUT", "/v1/files/x", 0, NULL));
     assert_int_equal(raw_read_status(fd, 3000), 400);
-    close(fd);
+    raw_close(fd);
     server_stop(&s);
 }
 

@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "bench_measure.h"
+#include "grpc_dial.h"
 #include "process.pb-c.h"
-#include "request_headers.h"
 #include "sbx_grpc_client.h"
 
 #define PATH_EXECUTE "/process.v1.ProcessService/Execute"
@@ -58,13 +58,12 @@ static int pack_request(bool start, const char *const *argv, struct packed *p)
 static struct sbx_grpc_conn *connect_to(const char *addr, bool big_windows, char *err)
 {
     struct sbx_grpc_conn_opts co = {.max_recv_message = 64u * 1024u * 1024u};
-    request_headers_grpc_opts(&co);
     if (big_windows) {
         co.initial_stream_window = STREAM_WINDOW;
         co.initial_conn_window = CONN_WINDOW;
     }
     char why[200] = "";
-    struct sbx_grpc_conn *c = sbx_grpc_connect(addr, &co, why, sizeof why);
+    struct sbx_grpc_conn *c = grpc_dial(addr, &co, why, sizeof why);
     if (!c) bench_fmt(err, 256, "connect %s: %s", addr, why);
     return c;
 }

@@ -16,6 +16,8 @@
 #include "bench_rest.h"
 #include "bench_results.h"
 #include "bench_target.h"
+#include "cli_tls.h"
+#include "tls_options.h"
 
 #define SAMPLE_INTERVAL_MS 10u
 
@@ -158,6 +160,32 @@ static int compare_saved(int argc, char **argv)
     return bench_compare_files(argv[2], argv[3]);
 }
 
+/* The TLS options, checked and in force before anything is reached
+ * (an unreadable file or a key that does not match is a usage error). */
+static int bench_tls_setup(struct bench_opts *o)
+{
+    static struct cli_tls t;
+    t.both = o->tls_both;
+    t.opts = (struct tls_options){.cacert = o->tls_cacert,
+                                  .cert = o->tls_cert,
+                                  .key = o->tls_key,
+                                  .authority = o->tls_authority,
+                                  .insecure = o->tls_insecure};
+    char err[600];
+    if (cli_tls_finish(&t, &o->grpc_addr, &o->rest_addr, o->grpc_addr != NULL, false, err,
+                       sizeof err) != 0) {
+        fprintf(stderr, "sandboxd-conformance bench: %s\n", err);
+        return -1;
+    }
+    bool tls = tls_addr_is_https(o->grpc_addr) || tls_addr_is_https(o->rest_addr) ||
+               tls_addr_is_https(o->cmp_grpc) || tls_addr_is_https(o->cmp_rest);
+    if ((tls || t.opts.authority) && tls_options_set(&t.opts, err, sizeof err) != 0) {
+        fprintf(stderr, "sandboxd-conformance bench: %s\n", err);
+        return -1;
+    }
+    return 0;
+}
+
 /* Both runtimes opened, measured round by round, printed and saved. */
 static int bench_run(const struct bench_opts *o)
 {
@@ -251,6 +279,7 @@ int bench_main(int argc, char **argv)
     if (rc >= 0) return rc;
     struct bench_opts o;
     rc = bench_parse_args(argc, argv, &o);
+    if (rc == 0 && bench_tls_setup(&o) != 0) rc = 2;
     if (rc == 0) {
         /* Every request of the bench carries them, both runtimes'. */
         request_headers_use(&o.headers);

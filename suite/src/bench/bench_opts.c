@@ -26,7 +26,9 @@ void bench_usage(FILE *out)
           "\n"
           "Target (as for the conformance run):\n"
           "  --grpc ADDR           attach: gRPC endpoint (host:port, [v6]:port, unix:/path)\n"
-          "  --rest ADDR           attach: REST endpoint\n"
+          "  --rest ADDR           attach: REST endpoint (https://HOST:PORT on either: TLS)\n"
+          "  --tls, --cacert FILE, --cert FILE --key FILE, --insecure, --authority NAME\n"
+          "                        TLS to the attached runtime, as for the conformance run\n"
           "  --pid PID             attach: the runtime's PID, for the memory figures\n"
           "  --launch 'CMD'        launch: start CMD with {grpc_port} {rest_port} {root} {host}\n"
           "                        substituted\n"
@@ -217,6 +219,12 @@ enum {
     OPT_GRPC_HEADER,
     OPT_HEADER_FILE,
     OPT_SECRET_HEADER,
+    OPT_TLS,
+    OPT_INSECURE,
+    OPT_CACERT,
+    OPT_CERT,
+    OPT_KEY,
+    OPT_AUTHORITY,
 };
 
 bool bench_comparing(const struct bench_opts *o)
@@ -271,6 +279,12 @@ int bench_parse_args(int argc, char **argv, struct bench_opts *o)
         {"grpc-header", required_argument, NULL, OPT_GRPC_HEADER},
         {"header-file", required_argument, NULL, OPT_HEADER_FILE},
         {"secret-header", required_argument, NULL, OPT_SECRET_HEADER},
+        {"tls", no_argument, NULL, OPT_TLS},
+        {"insecure", no_argument, NULL, OPT_INSECURE},
+        {"cacert", required_argument, NULL, OPT_CACERT},
+        {"cert", required_argument, NULL, OPT_CERT},
+        {"key", required_argument, NULL, OPT_KEY},
+        {"authority", required_argument, NULL, OPT_AUTHORITY},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -365,6 +379,24 @@ int bench_parse_args(int argc, char **argv, struct bench_opts *o)
                 return usage_error("--skip: expected a list of execute,start,streams,rest; "
                                    "got '%s'",
                                    optarg);
+            break;
+        case OPT_TLS:
+            o->tls_both = true;
+            break;
+        case OPT_INSECURE:
+            o->tls_insecure = true;
+            break;
+        case OPT_CACERT:
+            o->tls_cacert = optarg;
+            break;
+        case OPT_CERT:
+            o->tls_cert = optarg;
+            break;
+        case OPT_KEY:
+            o->tls_key = optarg;
+            break;
+        case OPT_AUTHORITY:
+            o->tls_authority = optarg;
             break;
         case OPT_QUIET:
             o->quiet = true;

@@ -28,6 +28,10 @@ struct bench_opts {
     const char *bundled;    /* --launch-bundled: path of the sandboxd-ref to launch */
     const char *launch_env[BENCH_MAX_ENV + 1]; /* --launch-env NAME=VALUE, NULL-terminated */
     unsigned health_timeout_ms;
+    /* TLS to the attached runtime, as for the conformance run (cli_tls.h):
+     * --tls, --cacert, --cert, --key, --insecure, --authority. */
+    bool tls_both, tls_insecure;
+    const char *tls_cacert, *tls_cert, *tls_key, *tls_authority;
 
     /* A second runtime measured side by side (--compare-*): attach or launch
      * as above; NULL/0 when not comparing. */

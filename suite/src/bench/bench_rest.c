@@ -18,8 +18,8 @@
 #define BLOCK (256u * 1024u)
 
 struct rest_shared {
-    char base[600]; /* "http://host:port" */
-    const char *unix_path;
+    char base[600]; /* "http://host:port" (rest_base_url) */
+    const char *addr;
     char dir[96];       /* workspace directory under the root */
     const char *block;  /* BLOCK bytes of pattern: every body is cut from it */
     uint64_t body_size; /* PUT body size for this figure */
@@ -30,14 +30,8 @@ struct rest_shared {
 
 static int make_base(struct rest_shared *sh, const char *addr)
 {
-    sh->unix_path = NULL;
-    if (strncmp(addr, "unix:", 5) == 0) {
-        sh->unix_path = addr + 5;
-        bench_fmt(sh->base, sizeof sh->base, "http://localhost");
-        return 0;
-    }
-    int n = bench_fmt(sh->base, sizeof sh->base, "http://%s", addr);
-    return n > 0 && (size_t)n < sizeof sh->base ? 0 : -1;
+    sh->addr = addr;
+    return rest_base_url(addr, sh->base, sizeof sh->base);
 }
 
 /* One keep-alive handle, reused for every request of one caller. */
@@ -45,6 +39,7 @@ struct client {
     const struct rest_shared *sh;
     CURL *h;
     struct curl_slist *headers;
+    struct curl_slist *connect_to; /* --authority (rest_curl_reach) */
     char url_get[800], url_put[800];
     uint64_t sent, received;
     char errbuf[CURL_ERROR_SIZE];
@@ -81,6 +76,7 @@ static void client_free(struct client *c)
     if (!c) return;
     if (c->h) curl_easy_cleanup(c->h);
     curl_slist_free_all(c->headers);
+    curl_slist_free_all(c->connect_to);
     free(c);
 }
 
@@ -121,7 +117,11 @@ static struct client *client_new(const struct rest_shared *sh, unsigned index, c
     curl_easy_setopt(h, CURLOPT_READDATA, c);
     curl_easy_setopt(h, CURLOPT_BUFFERSIZE, 512L * 1024L);
     curl_easy_setopt(h, CURLOPT_UPLOAD_BUFFERSIZE, 2L * 1024L * 1024L);
-    if (sh->unix_path) curl_easy_setopt(h, CURLOPT_UNIX_SOCKET_PATH, sh->unix_path);
+    if (rest_curl_reach(h, sh->addr, &c->connect_to) != 0) {
+        bench_fmt(err, 256, "out of memory");
+        client_free(c);
+        return NULL;
+    }
     return c;
 }
 

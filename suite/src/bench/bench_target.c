@@ -29,7 +29,8 @@ static int find_bundled(char *out, size_t len)
 static int health(const char *rest, unsigned ready_wait_ms, char *err, size_t err_len)
 {
     char *body = NULL;
-    int rc = health_gate_check(rest, 5000, ready_wait_ms, &body, err, err_len);
+    long status = 0;
+    int rc = health_gate_check(rest, 5000, ready_wait_ms, &status, &body, err, err_len);
     free(body);
     return rc;
 }

@@ -12,7 +12,7 @@
 #include "case_context.h"
 #include "output_limit.h"
 #include "process.pb-c.h"
-#include "request_headers.h"
+#include "grpc_dial.h"
 #include "sbx_grpc_client.h"
 #include "string_buf.h"
 #include "text_util.h"
@@ -83,9 +83,8 @@ struct sbx_grpc_conn *proc_conn(struct case_ctx *ctx, const char **why)
         return NULL;
     }
     struct sbx_grpc_conn_opts o = {.max_recv_message = MAX_RECV_MESSAGE};
-    request_headers_grpc_opts(&o);
     char err[256] = "";
-    struct sbx_grpc_conn *c = sbx_grpc_connect(addr, &o, err, sizeof err);
+    struct sbx_grpc_conn *c = grpc_dial(addr, &o, err, sizeof err);
     if (!c) {
         snprintf(st->why, sizeof st->why, "cannot connect to %s: %s", addr, err);
         case_report_unreachable(ctx, st->why);

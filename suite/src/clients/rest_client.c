@@ -14,6 +14,7 @@
 #include "output_limit.h"
 #include "request_headers.h"
 #include "text_util.h"
+#include "tls_options.h"
 
 enum {
     DEFAULT_TIMEOUT_MS = 30000,
@@ -114,18 +115,68 @@ static size_t on_read_body(char *buf, size_t size, size_t nitems, void *ud)
     return n;
 }
 
-/* Builds "http://host:port" (or the unix socket path) from an address. */
-static int base_url(const char *addr, char *url, size_t url_len, const char **unix_path)
+/* The --authority's host and the address's ":port": the URL names the
+ * authority; CONNECT_TO keeps the connection on the address. */
+static bool authority_parts(const char *addr, char *name, size_t name_len, const char **port)
 {
-    *unix_path = NULL;
+    const char *hostport = tls_addr_hostport(addr);
+    *port = strrchr(hostport, ':');
+    if (!tls_options_get()->authority || !*port || strncmp(addr, "unix:", 5) == 0) return false;
+    tls_server_name(addr, name, name_len);
+    return true;
+}
+
+int rest_base_url(const char *addr, char *url, size_t url_len)
+{
     if (!addr || !*addr) return -1;
+    int n;
     if (strncmp(addr, "unix:", 5) == 0) {
-        *unix_path = addr + 5;
-        snprintf(url, url_len, "http://localhost/");
+        n = snprintf(url, url_len, "http://localhost");
+    } else {
+        const char *scheme = tls_addr_is_https(addr) ? "https" : "http";
+        char name[256];
+        const char *port;
+        if (authority_parts(addr, name, sizeof name, &port)) {
+            bool v6 = strchr(name, ':') != NULL;
+            n = snprintf(url, url_len, "%s://%s%s%s%s", scheme, v6 ? "[" : "", name, v6 ? "]" : "",
+                         port);
+        } else {
+            n = snprintf(url, url_len, "%s://%s", scheme, tls_addr_hostport(addr));
+        }
+    }
+    return n > 0 && (size_t)n < url_len ? 0 : -1;
+}
+
+int rest_curl_reach(CURL *h, const char *addr, struct curl_slist **connect_to)
+{
+    *connect_to = NULL;
+    if (strncmp(addr, "unix:", 5) == 0) {
+        curl_easy_setopt(h, CURLOPT_UNIX_SOCKET_PATH, addr + 5);
         return 0;
     }
-    int n = snprintf(url, url_len, "http://%s/", addr);
-    return n > 0 && (size_t)n < url_len ? 0 : -1;
+    char name[256];
+    const char *port;
+    if (authority_parts(addr, name, sizeof name, &port)) {
+        /* "HOST:PORT:CONNECT-TO-HOST:CONNECT-TO-PORT"; a v6 host keeps brackets. */
+        char rule[700];
+        bool v6 = strchr(name, ':') != NULL;
+        snprintf(rule, sizeof rule, "%s%s%s%s:%s", v6 ? "[" : "", name, v6 ? "]" : "", port,
+                 tls_addr_hostport(addr));
+        *connect_to = curl_slist_append(NULL, rule);
+        if (!*connect_to) return -1;
+        curl_easy_setopt(h, CURLOPT_CONNECT_TO, *connect_to);
+    }
+    if (tls_addr_is_https(addr)) {
+        const struct tls_options *o = tls_options_get();
+        if (o->cacert) curl_easy_setopt(h, CURLOPT_CAINFO, o->cacert);
+        if (o->cert) {
+            curl_easy_setopt(h, CURLOPT_SSLCERT, o->cert);
+            curl_easy_setopt(h, CURLOPT_SSLKEY, o->key);
+        }
+        curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, o->insecure ? 0L : 1L);
+        curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, o->insecure ? 0L : 2L);
+    }
+    return 0;
 }
 
 static bool is_upload_method(const char *m)
@@ -140,8 +191,7 @@ int rest_do_at(const char *addr, const struct http_request *req, struct http_res
     pthread_once(&curl_once, curl_init_once);
 
     char url[700];
-    const char *unix_path;
-    if (base_url(addr, url, sizeof url, &unix_path) != 0) {
+    if (!addr || rest_base_url(addr, url, sizeof url - 1) != 0) {
         snprintf(resp->error, sizeof resp->error, "bad address '%s'", addr ? addr : "");
         return -1;
     }
@@ -157,10 +207,12 @@ int rest_do_at(const char *addr, const struct http_request *req, struct http_res
     t.max_body = req->max_body ? req->max_body : DEFAULT_MAX_BODY;
     char errbuf[CURL_ERROR_SIZE] = "";
 
+    strcat(url, "/");
     curl_easy_setopt(c, CURLOPT_URL, url);
+    struct curl_slist *connect_list = NULL;
+    rest_curl_reach(c, addr, &connect_list);
     curl_easy_setopt(c, CURLOPT_REQUEST_TARGET, target);
     curl_easy_setopt(c, CURLOPT_PATH_AS_IS, 1L);
-    if (unix_path) curl_easy_setopt(c, CURLOPT_UNIX_SOCKET_PATH, unix_path);
     curl_easy_setopt(c, CURLOPT_NOPROXY, "*");
     curl_easy_setopt(c, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
     curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
@@ -262,6 +314,7 @@ int rest_do_at(const char *addr, const struct http_request *req, struct http_res
     }
     curl_slist_free_all(hdrs);
     curl_easy_cleanup(c);
+    curl_slist_free_all(connect_list);
     return ret;
 }
 

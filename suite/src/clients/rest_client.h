@@ -2,6 +2,7 @@
 #define SBX_REST_CLIENT_H
 /* HTTP/1.1 client for the REST surface (libcurl). Paths are sent exactly as
  * given, never normalised, so traversal vectors reach the server intact. */
+#include <curl/curl.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -48,6 +49,16 @@ int rest_do(struct case_ctx *ctx, const struct http_request *req, struct http_re
 int rest_do_at(const char *addr, const struct http_request *req, struct http_response *resp);
 
 void http_response_free(struct http_response *resp);
+
+/* The base URL of the REST surface at addr, without a trailing slash:
+ * "http://host:port", "https://host:port" (--authority's name in place of
+ * the host when given), "http://localhost" for a unix socket. 0 or -1. */
+int rest_base_url(const char *addr, char *url, size_t url_len);
+
+/* Sets on h what reaching addr takes beyond the URL: the unix socket,
+ * --authority's CONNECT_TO (*connect_to: free it with curl_slist_free_all
+ * once h is cleaned up) and the run's TLS settings for https://. 0 or -1. */
+int rest_curl_reach(CURL *h, const char *addr, struct curl_slist **connect_to);
 
 /* Value of a response header (case-insensitive name), malloc'd; NULL if absent. */
 char *http_header(const struct http_response *resp, const char *name);

@@ -37,6 +37,11 @@ void report_doc_findings_free(struct doc_finding_row *rows, size_t n);
 /* The heading every report gives that section. */
 #define REPORT_DOC_FINDINGS_TITLE "Document findings: what the document does not describe"
 
+/* One surface's transport in words: "cleartext", or "TLSv1.3
+ * TLS_AES_256_GCM_SHA384, ALPN h2, server certificate /CN=x (expires ...),
+ * verified, client certificate sent". Returns buf. */
+const char *report_tls_text(const struct tls_peer *peer, char *buf, size_t buf_len);
+
 /* Writes path atomically (temp file + rename) through a callback. */
 int report_write_file(const char *path, int (*fn)(FILE *f, const struct run_results *res),
                       const struct run_results *res);

@@ -92,3 +92,17 @@ int report_write_file(const char *path, int (*fn)(FILE *f, const struct run_resu
     struct report_writer w = {fn, res};
     return fs_write_file_atomic(path, report_write, &w);
 }
+
+const char *report_tls_text(const struct tls_peer *p, char *buf, size_t buf_len)
+{
+    if (!p->tls) {
+        snprintf(buf, buf_len, "cleartext");
+        return buf;
+    }
+    snprintf(buf, buf_len, "%s %s%s%s, server certificate %s (expires %s), %s%s", p->version,
+             p->cipher, p->alpn[0] ? ", ALPN " : "", p->alpn, p->subject[0] ? p->subject : "(none)",
+             p->not_after[0] ? p->not_after : "?",
+             p->verified ? "verified" : "NOT VERIFIED (--insecure)",
+             p->client_cert ? ", client certificate sent" : "");
+    return buf;
+}

@@ -225,10 +225,15 @@ static int write_html(FILE *f, const struct run_results *res)
     contract_glance(f, res);
     fputs("<h2 id=\"run\">The run</h2>\n", f);
     fputs("<table>\n", f);
+    char gt[512], rt[512];
     const char *rows[][2] = {
         {"Mode", ri->mode ? ri->mode : "attach"},
         {"gRPC address", ri->grpc_addr},
+        {"gRPC transport", report_tls_text(&ri->grpc_tls, gt, sizeof gt)},
+        {"gRPC headers sent", ri->grpc_header_names},
         {"REST address", ri->rest_addr},
+        {"REST transport", report_tls_text(&ri->rest_tls, rt, sizeof rt)},
+        {"REST headers sent", ri->rest_header_names},
         {"Launch command", ri->command},
         {"Runtime version", ri->version},
         {"Runtime health", ri->health_json},

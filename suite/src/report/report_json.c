@@ -104,6 +104,25 @@ static json_t *id_list(const char *list)
     return ids;
 }
 
+/* One surface's transport: TLS or not and what the handshake agreed on;
+ * the names of the headers the user had sent, when there were any. */
+static json_t *tls_json(const struct tls_peer *p, const char *header_names)
+{
+    json_t *o = json_pack("{s:b}", "enabled", p->tls);
+    if (p->tls) {
+        json_object_set_new(o, "verified", json_boolean(p->verified));
+        json_object_set_new(o, "version", json_string(p->version));
+        json_object_set_new(o, "cipher", json_string(p->cipher));
+        json_object_set_new(o, "alpn", json_string(p->alpn));
+        json_object_set_new(o, "peer_subject", json_string(p->subject));
+        json_object_set_new(o, "peer_not_after", json_string(p->not_after));
+        json_object_set_new(o, "client_certificate", json_boolean(p->client_cert));
+    }
+    if (header_names && *header_names)
+        json_object_set_new(o, "header_names", json_string(header_names));
+    return o;
+}
+
 json_t *report_json_build(const struct run_results *res)
 {
     json_t *doc = json_object();
@@ -132,6 +151,10 @@ json_t *report_json_build(const struct run_results *res)
     json_object_set_new(rt, "mode", json_string(ri->mode ? ri->mode : "attach"));
     json_object_set_new(rt, "grpc", str_or_null(ri->grpc_addr));
     json_object_set_new(rt, "rest", str_or_null(ri->rest_addr));
+    json_t *tls = json_object();
+    json_object_set_new(tls, "grpc", tls_json(&ri->grpc_tls, ri->grpc_header_names));
+    json_object_set_new(tls, "rest", tls_json(&ri->rest_tls, ri->rest_header_names));
+    json_object_set_new(rt, "tls", tls);
     json_object_set_new(rt, "command", str_or_null(ri->command));
     json_object_set_new(rt, "version", str_or_null(ri->version));
     json_object_set_new(rt, "root", str_or_null(ri->root_path));

@@ -145,7 +145,7 @@ static int write_junit(FILE *f, const struct run_results *res)
         attr(f, "id", id);
         attr(f, "package", "sandboxd-conformance");
         fputs(">\n    <properties>\n", f);
-        char seed[32];
+        char seed[32], gt[512], rt[512];
         snprintf(seed, sizeof seed, "%llu", (unsigned long long)res->params.seed);
         const char *props[][2] = {
             {"suite.version", SBX_VERSION},
@@ -153,6 +153,12 @@ static int write_junit(FILE *f, const struct run_results *res)
             {"runtime.mode", res->runtime.mode ? res->runtime.mode : "attach"},
             {"runtime.grpc", res->runtime.grpc_addr ? res->runtime.grpc_addr : ""},
             {"runtime.rest", res->runtime.rest_addr ? res->runtime.rest_addr : ""},
+            {"runtime.grpc.transport", report_tls_text(&res->runtime.grpc_tls, gt, sizeof gt)},
+            {"runtime.rest.transport", report_tls_text(&res->runtime.rest_tls, rt, sizeof rt)},
+            {"runtime.grpc.header_names",
+             res->runtime.grpc_header_names ? res->runtime.grpc_header_names : ""},
+            {"runtime.rest.header_names",
+             res->runtime.rest_header_names ? res->runtime.rest_header_names : ""},
             {"seed", seed},
             {"verdict", verdict_name(res->verdict.verdict)},
         };

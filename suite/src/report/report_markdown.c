@@ -48,6 +48,14 @@ static int write_md(FILE *f, const struct run_results *res)
             res->runtime.rest_addr ? res->runtime.rest_addr : "?",
             res->runtime.mode ? res->runtime.mode : "attach", SBX_VERSION, SBX_GIT_COMMIT,
             (unsigned long long)res->params.seed, res->started_at);
+    char gt[512], rt[512];
+    fprintf(f, "Transport: gRPC %s; REST %s.\n\n",
+            report_tls_text(&res->runtime.grpc_tls, gt, sizeof gt),
+            report_tls_text(&res->runtime.rest_tls, rt, sizeof rt));
+    const char *gh = res->runtime.grpc_header_names, *rh = res->runtime.rest_header_names;
+    if ((gh && *gh) || (rh && *rh))
+        fprintf(f, "Headers sent (names only): gRPC %s; REST %s.\n\n", gh && *gh ? gh : "none",
+                rh && *rh ? rh : "none");
     fprintf(f,
             "**%u** selected: **%u** pass, **%u** fail, **%u** timeout, **%u** error, **%u** "
             "skip, **%u** expected-fail, **%u** unexpected-pass (%u not selected).\n\n",

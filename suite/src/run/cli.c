@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli_tls.h"
 #include "endpoint.h"
 
 void cli_print_help(FILE *f)
@@ -51,6 +52,19 @@ void cli_print_help(FILE *f)
         "                            sees an empty /tmp and cannot write anywhere else\n"
         "                            (caches in HOME included: HOME is its own directory).\n"
         "                            Needs root (CAP_SYS_ADMIN).\n"
+        "\n"
+        "TLS (attach mode; each surface independently):\n"
+        "  --grpc https://HOST:PORT  the gRPC surface over TLS (ALPN h2); the same for\n"
+        "  --rest https://HOST:PORT  REST. Plain host:port stays cleartext.\n"
+        "  --tls                     both surfaces over TLS (host:port become https://).\n"
+        "  --cacert FILE             PEM CA certificates the server's certificate is\n"
+        "                            verified against (default: the system's store).\n"
+        "  --cert FILE --key FILE    mutual TLS: the client certificate and its key (PEM).\n"
+        "  --insecure                no verification of the server's certificate or name;\n"
+        "                            the verdict says \"TLS not verified\" and\n"
+        "                            --require-complete refuses it.\n"
+        "  --authority NAME          the name the runtime is reached by: gRPC :authority,\n"
+        "                            REST Host, TLS SNI and the name verified.\n"
         "\n"
         "Request headers (a runtime behind a router, a gateway or an authenticating proxy):\n"
         "  --header 'Name: value'    send this header on every REST request and as gRPC\n"
@@ -222,6 +236,21 @@ int cli_parse(struct cli_opts *o, int argc, char **argv, char *err, size_t err_l
             val = eq + 1;
         } else {
             snprintf(name, sizeof name, "%s", a);
+        }
+        /* TLS options (cli_tls.c). */
+        bool tls_valued;
+        int tls = cli_tls_option(&o->tls, name, val, &tls_valued, err, err_len);
+        if (tls < 0) return -1;
+        if (tls > 0) {
+            if (tls_valued && !val) {
+                if (i + 1 >= argc) {
+                    snprintf(err, err_len, "%s needs a value", name);
+                    return -1;
+                }
+                if (cli_tls_option(&o->tls, name, argv[++i], &tls_valued, err, err_len) < 0)
+                    return -1;
+            }
+            continue;
         }
         /* Flags without a value. */
         static const char *const flags[] = {"--list",
@@ -438,6 +467,9 @@ int cli_parse(struct cli_opts *o, int argc, char **argv, char *err, size_t err_l
         snprintf(err, err_len, "attach mode needs both --grpc ADDR and --rest ADDR");
         return -1;
     }
+    if (cli_tls_finish(&o->tls, &o->grpc, &o->rest, o->grpc != NULL, o->require_complete, err,
+                       err_len) != 0)
+        return -1;
     char why[256];
     if (o->grpc && endpoint_validate(o->grpc, why, sizeof why) != 0) {
         snprintf(err, err_len, "--grpc %s", why);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "request_headers.h"
+#include "cli_tls.h"
 
 #define CLI_MAX_ENV 32
 
@@ -20,6 +21,7 @@ struct cli_opts {
     bool confine_runtime; /* launch mode: private mount namespace, host read-only */
     /* --header, --rest-header, --grpc-header, --header-file, --secret-header */
     struct request_headers headers;
+    struct cli_tls tls; /* --tls, --cacert, --cert, --key, --insecure, --authority */
     /* catalog */
     bool list;
     const char *explain;

@@ -164,6 +164,9 @@ void run_results_free(struct run_results *res)
     free(res->runtime.metadata_json);
     free(res->runtime.version);
     free(res->runtime.root_path);
+    free(res->runtime.grpc_header_names);
+    free(res->runtime.rest_header_names);
+    res->runtime.grpc_header_names = res->runtime.rest_header_names = NULL;
     free(res->unresponsive);
     free(res->unreachable);
     res->unresponsive = res->unreachable = NULL;

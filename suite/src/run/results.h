@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "case_api.h"
+#include "tls_connect.h"
 
 enum outcome {
     OUT_NOT_RUN = 0, /* filtered out by the selection */
@@ -84,6 +85,11 @@ struct runtime_identity {
     char *version;       /* `--version` output (launch mode) or null */
     char *root_path;     /* as the runtime's processes see it */
     bool procfs, pty;    /* capabilities found by the probe */
+    /* Per surface: TLS or not, and what the handshake agreed on. */
+    struct tls_peer grpc_tls, rest_tls;
+    /* Per surface: the names of the headers the user had sent ("" or NULL
+     * when none; values are never recorded). Owned. */
+    char *grpc_header_names, *rest_header_names;
     bool probed;
 };
 

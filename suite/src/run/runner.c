@@ -28,6 +28,7 @@
 #include "runner_reports.h"
 #include "runner_state.h"
 #include "scheduler.h"
+#include "tls_options.h"
 #include "verdict.h"
 #include "worker.h"
 
@@ -98,6 +99,14 @@ static int parse_options(struct cli_opts *o, int argc, char **argv)
         return RUNNER_OK;
     }
     output_limit_set(o->max_output);
+    if (tls_addr_is_https(o->grpc) || tls_addr_is_https(o->rest) || o->tls.opts.authority) {
+        /* Certificates and keys are read now: a bad file is a usage error
+         * before anything runs (workers inherit the context). */
+        if (tls_options_set(&o->tls.opts, err, sizeof err) != 0) {
+            fprintf(stderr, "sandboxd-conformance: %s\n", err);
+            return RUNNER_USAGE;
+        }
+    }
     if (o->openapi) {
         if (access(o->openapi, R_OK) != 0) {
             fprintf(stderr, "sandboxd-conformance: --openapi %s: %s\n", o->openapi,
@@ -154,8 +163,9 @@ static int plan_run(struct run_state *st, const struct catalog *cat)
     return RUNNER_GO_ON;
 }
 
-/* The names of the user's headers, never their values. */
-static void print_request_headers(int log_fd)
+/* The names of the user's headers, never their values: printed, logged,
+ * and kept for every report's run table. */
+static void record_request_headers(struct run_results *res, int log_fd)
 {
     char *rest = request_headers_names(REQUEST_REST);
     char *grpc = request_headers_names(REQUEST_GRPC);
@@ -166,8 +176,17 @@ static void print_request_headers(int log_fd)
             dprintf(log_fd, "request headers: REST %s; gRPC %s\n", *rest ? rest : "(none)",
                     *grpc ? grpc : "(none)");
     }
-    free(rest);
-    free(grpc);
+    /* None sent: no row in the reports. */
+    if (rest && !*rest) {
+        free(rest);
+        rest = NULL;
+    }
+    if (grpc && !*grpc) {
+        free(grpc);
+        grpc = NULL;
+    }
+    res->runtime.rest_header_names = rest;
+    res->runtime.grpc_header_names = grpc;
 }
 
 /* The run's parameters, signals, temporary directory, log and banner. */
@@ -232,7 +251,7 @@ static int start_run(struct run_state *st)
         dprintf(st->log_fd, "sandboxd-conformance %s (%s) seed %llu jobs %u level %s started %s\n",
                 SBX_VERSION, SBX_GIT_COMMIT, (unsigned long long)st->seed, o->jobs,
                 res->params.level, res->started_at);
-    print_request_headers(st->log_fd);
+    record_request_headers(res, st->log_fd);
     return RUNNER_GO_ON;
 }
 

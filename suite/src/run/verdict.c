@@ -70,6 +70,14 @@ void verdict_compute(struct run_results *res, bool full_level, bool require_comp
         add_reason(v, "SHOULD", should_filtered, "filtered out by the selection");
         add_reason(v, "SHOULD", should_xfail, "expected to fail (baseline)");
     }
+    const struct tls_peer *g = &res->runtime.grpc_tls, *r = &res->runtime.rest_tls;
+    if ((g->tls && !g->verified) || (r->tls && !r->verified)) {
+        /* --insecure: the verdict stands for whatever answered. */
+        if (v->n_reasons < (int)(sizeof v->reasons / sizeof v->reasons[0]))
+            snprintf(v->reasons[v->n_reasons++], sizeof v->reasons[0],
+                     "TLS not verified (--insecure): the server's certificate and name were not "
+                     "checked");
+    }
     v->exit_code = any_bad ? EXIT_FAILED : EXIT_OK;
     if (require_complete && !v->complete) v->exit_code = EXIT_FAILED;
 }

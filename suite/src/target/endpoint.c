@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
+#include <openssl/ssl.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,8 @@
 #include <unistd.h>
 
 #include "rest_client.h"
+#include "tls_connect.h"
+#include "tls_options.h"
 
 /* Splits host:port / [v6]:port; host and port are written into the buffers. */
 static int split_hostport(const char *addr, char *host, size_t hl, char *port, size_t pl)
@@ -56,8 +59,10 @@ int endpoint_validate(const char *addr, char *err, size_t err_len)
         return 0;
     }
     char host[256], port[16];
-    if (split_hostport(addr, host, sizeof host, port, sizeof port) != 0) {
-        snprintf(err, err_len, "'%s': want host:port, [v6]:port or unix:/path (port 1-65535)",
+    if (split_hostport(tls_addr_hostport(addr), host, sizeof host, port, sizeof port) != 0) {
+        snprintf(err, err_len,
+                 "'%s': want host:port, [v6]:port, unix:/path or https://host:port (port "
+                 "1-65535)",
                  addr);
         return -1;
     }
@@ -101,6 +106,7 @@ static int connect_with_timeout(int fd, const struct sockaddr *sa, socklen_t len
 int endpoint_connect(const char *addr, unsigned timeout_ms, char *err, size_t err_len)
 {
     if (endpoint_validate(addr, err, err_len) != 0) return -1;
+    addr = tls_addr_hostport(addr);
     if (strncmp(addr, "unix:", 5) == 0) {
         struct sockaddr_un sun = {.sun_family = AF_UNIX};
         snprintf(sun.sun_path, sizeof sun.sun_path, "%s", addr + 5);
@@ -136,49 +142,133 @@ int endpoint_connect(const char *addr, unsigned timeout_ms, char *err, size_t er
     return fd;
 }
 
-int endpoint_check_grpc(const char *addr, unsigned timeout_ms, char *err, size_t err_len)
+/* The probe's byte pipe: the socket, or a TLS session over it. */
+struct probe {
+    int fd;
+    SSL *ssl;
+};
+
+static bool probe_send(struct probe *p, const void *buf, size_t len)
+{
+    if (!p->ssl) return send(p->fd, buf, len, MSG_NOSIGNAL) == (ssize_t)len;
+    const char *b = buf;
+    while (len > 0) {
+        size_t done = 0;
+        int rc = SSL_write_ex(p->ssl, b, len, &done);
+        if (rc == 1) {
+            b += done;
+            len -= done;
+            continue;
+        }
+        int e = SSL_get_error(p->ssl, rc);
+        if ((e != SSL_ERROR_WANT_WRITE && e != SSL_ERROR_WANT_READ) ||
+            tls_wait(p->ssl, p->fd, true, 5000) <= 0)
+            return false;
+    }
+    return true;
+}
+
+/* Bytes received (> 0), 0 on a close, -1 on an error; waits up to timeout_ms.
+ * A TLS error (a server's alert after the handshake) is put into why. */
+static ssize_t probe_recv(struct probe *p, void *buf, size_t cap, int timeout_ms, char *why,
+                          size_t why_len)
+{
+    if (!p->ssl) {
+        if (wait_fd(p->fd, POLLIN, timeout_ms) <= 0) return -2;
+        ssize_t n = recv(p->fd, buf, cap, 0);
+        return n < 0 ? -1 : n;
+    }
+    for (;;) {
+        if (tls_wait(p->ssl, p->fd, false, timeout_ms) <= 0) return -2;
+        size_t got = 0;
+        int rc = SSL_read_ex(p->ssl, buf, cap, &got);
+        if (rc == 1) return (ssize_t)got;
+        int e = SSL_get_error(p->ssl, rc);
+        if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) continue;
+        if (e == SSL_ERROR_ZERO_RETURN) return 0;
+        tls_explain_io(p->ssl, rc, why, why_len);
+        return -1;
+    }
+}
+
+int endpoint_tls_probe(const char *addr, const char *alpn, unsigned timeout_ms,
+                       struct tls_peer *peer, char *err, size_t err_len)
 {
     int fd = endpoint_connect(addr, timeout_ms, err, err_len);
     if (fd < 0) return -1;
+    char why[400];
+    SSL *ssl = tls_handshake(fd, addr, alpn, (int)timeout_ms, why, sizeof why);
+    if (!ssl) {
+        snprintf(err, err_len, "%s: %s", addr, why);
+        close(fd);
+        return -1;
+    }
+    tls_describe(ssl, peer);
+    tls_close(ssl);
+    close(fd);
+    return 0;
+}
+
+int endpoint_check_grpc(const char *addr, unsigned timeout_ms, char *err, size_t err_len)
+{
+    return endpoint_check_grpc_peer(addr, timeout_ms, NULL, err, err_len);
+}
+
+int endpoint_check_grpc_peer(const char *addr, unsigned timeout_ms, struct tls_peer *peer,
+                             char *err, size_t err_len)
+{
+    int fd = endpoint_connect(addr, timeout_ms, err, err_len);
+    if (fd < 0) return -1;
+    struct probe pr = {.fd = fd};
+    char why[400] = "";
+    int rc = -1;
+    if (tls_addr_is_https(addr)) {
+        pr.ssl = tls_handshake(fd, addr, "h2", (int)timeout_ms, why, sizeof why);
+        if (!pr.ssl) {
+            snprintf(err, err_len, "gRPC endpoint %s: %s", addr, why);
+            goto out;
+        }
+        if (peer) tls_describe(pr.ssl, peer);
+    }
     static const char preface[] = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
                                   "\x00\x00\x00\x04\x00\x00\x00\x00\x00";
     size_t plen = sizeof preface - 1;
-    if (send(fd, preface, plen, MSG_NOSIGNAL) != (ssize_t)plen) {
+    if (!probe_send(&pr, preface, plen)) {
         snprintf(err, err_len, "gRPC endpoint %s: cannot send the HTTP/2 preface: %s", addr,
                  strerror(errno));
-        close(fd);
-        return -1;
+        goto out;
     }
     unsigned char buf[64];
     size_t got = 0;
     while (got < 9) {
-        if (wait_fd(fd, POLLIN, (int)timeout_ms) <= 0) {
+        ssize_t n = probe_recv(&pr, buf + got, sizeof buf - got, (int)timeout_ms, why, sizeof why);
+        if (n == -2) {
             snprintf(err, err_len,
                      "gRPC endpoint %s accepted the connection but sent no HTTP/2 SETTINGS "
                      "within %u ms",
                      addr, timeout_ms);
-            close(fd);
-            return -1;
+            goto out;
         }
-        ssize_t n = recv(fd, buf + got, sizeof buf - got, 0);
         if (n <= 0) {
-            snprintf(err, err_len, "gRPC endpoint %s closed the connection on the HTTP/2 preface%s",
-                     addr, got ? "" : " (is it an HTTP/2 server?)");
-            close(fd);
-            return -1;
+            if (why[0])
+                snprintf(err, err_len, "gRPC endpoint %s: %s", addr, why);
+            else
+                snprintf(err, err_len,
+                         "gRPC endpoint %s closed the connection on the HTTP/2 preface%s", addr,
+                         got ? "" : " (is it an HTTP/2 server?)");
+            goto out;
         }
         got += (size_t)n;
     }
     /* The status line of an HTTP/1.x answer, for the message. */
     if (got >= 5 && memcmp(buf, "HTTP/", 5) == 0) {
-        while (got < sizeof buf - 1 && !memchr(buf, '\n', got) &&
-               wait_fd(fd, POLLIN, (int)timeout_ms) > 0) {
-            ssize_t n = recv(fd, buf + got, sizeof buf - 1 - got, 0);
+        while (got < sizeof buf - 1 && !memchr(buf, '\n', got)) {
+            ssize_t n =
+                probe_recv(&pr, buf + got, sizeof buf - 1 - got, (int)timeout_ms, why, sizeof why);
             if (n <= 0) break;
             got += (size_t)n;
         }
     }
-    close(fd);
     if (memcmp(buf, "HTTP/", 5) == 0) {
         size_t line = 0;
         while (line < got && buf[line] != '\r' && buf[line] != '\n' && buf[line] >= 0x20 &&
@@ -188,15 +278,20 @@ int endpoint_check_grpc(const char *addr, unsigned timeout_ms, char *err, size_t
                  "gRPC endpoint %s answered the HTTP/2 preface in HTTP/1.x (\"%.*s\"), not "
                  "HTTP/2 (is this the REST port, or a proxy that cannot carry gRPC?)",
                  addr, (int)line, (const char *)buf);
-        return ENDPOINT_HTTP1;
+        rc = ENDPOINT_HTTP1;
+        goto out;
     }
     if (buf[3] != 0x04) {
         snprintf(err, err_len,
                  "gRPC endpoint %s did not start with an HTTP/2 SETTINGS frame (frame type %u)",
                  addr, buf[3]);
-        return -1;
+        goto out;
     }
-    return 0;
+    rc = 0;
+out:
+    tls_close(pr.ssl);
+    close(fd);
+    return rc;
 }
 
 int endpoint_check_rest(const char *addr, unsigned timeout_ms, long *status, char **body, char *err,

@@ -125,9 +125,10 @@ static double now_ms(void)
     return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
 }
 
-int health_gate_check(const char *addr, unsigned timeout_ms, unsigned ready_wait_ms, char **body,
-                      char *why, size_t why_len)
+int health_gate_check(const char *addr, unsigned timeout_ms, unsigned ready_wait_ms, long *status,
+                      char **body, char *why, size_t why_len)
 {
+    *status = 0;
     *body = NULL;
     double until = now_ms() + ready_wait_ms;
     for (;;) {
@@ -142,7 +143,9 @@ int health_gate_check(const char *addr, unsigned timeout_ms, unsigned ready_wait
             return -1;
         }
         enum health_answer a = health_gate_classify(addr, &resp, why, why_len);
-        if (a == HEALTH_READY) *body = strndup(resp.body, resp.body_len);
+        free(*body);
+        *status = resp.status;
+        *body = resp.body ? strndup(resp.body, resp.body_len) : NULL;
         http_response_free(&resp);
         if (a == HEALTH_READY) return 0;
         if (a == HEALTH_NOT_A_RUNTIME || now_ms() >= until) return -1;

@@ -32,10 +32,12 @@ enum health_answer health_gate_classify(const char *addr, const struct http_resp
                                         size_t why_len);
 
 /* GET /v1/health on addr (each try bounded by timeout_ms), asked again
- * while the runtime answers not ready, up to ready_wait_ms. 0 when ready
- * (*body: the health body, malloc'd), else -1 with why (no answer at all
- * included). */
-int health_gate_check(const char *addr, unsigned timeout_ms, unsigned ready_wait_ms, char **body,
-                      char *why, size_t why_len);
+ * while the runtime answers not ready, up to ready_wait_ms. 0 when ready,
+ * else -1 with why (no answer at all included). *status and *body (malloc'd,
+ * the caller frees it) are the last answer's, also when it is refused, so
+ * a caller can tell a TLS proxy's refusal apart (tls_reach.h); *status is 0
+ * when nothing answered. */
+int health_gate_check(const char *addr, unsigned timeout_ms, unsigned ready_wait_ms, long *status,
+                      char **body, char *why, size_t why_len);
 
 #endif

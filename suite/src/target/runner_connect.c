@@ -14,6 +14,7 @@
 #include "runner_probe.h"
 #include "runner_state.h"
 #include "text_util.h"
+#include "tls_reach.h"
 
 static int attach_target(struct run_state *st)
 {
@@ -25,12 +26,24 @@ static int attach_target(struct run_state *st)
     res->runtime.mode = "attach";
     char e1[600] = "", e2[1200] = "";
     char *body = NULL;
-    int g = endpoint_check_grpc(o->grpc, RUNNER_REACH_TIMEOUT_MS, e1, sizeof e1);
-    /* The REST address must be a runtime, not a router or a gateway
+    int g = endpoint_check_grpc_peer(o->grpc, RUNNER_REACH_TIMEOUT_MS, &res->runtime.grpc_tls, e1,
+                                     sizeof e1);
+    if (g == 0) g = tls_reach_grpc(o->grpc, &res->runtime.grpc_tls, e1, sizeof e1);
+    /* A TLS handshake that fails says so in OpenSSL's words (tls_reach.h)
+     * before anything is asked over it. */
+    int r = tls_reach_rest(o->rest, &res->runtime.rest_tls, e2, sizeof e2);
+    /* Then the REST address must be a runtime, not a router or a gateway
      * answering for it (health_gate.h); a runtime still starting is waited
-     * for as long as a launched one would be. */
-    int r = health_gate_check(o->rest, RUNNER_REACH_TIMEOUT_MS, target->health_timeout_ms, &body,
-                              e2, sizeof e2);
+     * for as long as a launched one would be. A TLS server that wanted a
+     * client certificate and got none refuses in its own words: that cause
+     * is named rather than "not a runtime". */
+    long status = 0;
+    if (r == 0) {
+        r = health_gate_check(o->rest, RUNNER_REACH_TIMEOUT_MS, target->health_timeout_ms, &status,
+                              &body, e2, sizeof e2);
+        if (r != 0 && status != 0)
+            tls_reach_rest_answer(o->rest, &res->runtime.rest_tls, status, body, e2, sizeof e2);
+    }
     if (g == ENDPOINT_HTTP1 && o->transport) {
         /* Certifying a proxy that cannot carry gRPC is what the
          * transport profile is for: the run goes on, T1-T3 fail with
@@ -62,6 +75,8 @@ static int attach_target(struct run_state *st)
     }
     res->runtime.health_json = body;
     printf("attach: gRPC %s, REST %s (GET /v1/health: 200)\n", o->grpc, o->rest);
+    tls_reach_print(stdout, "gRPC", &res->runtime.grpc_tls);
+    tls_reach_print(stdout, "REST", &res->runtime.rest_tls);
     return RUNNER_GO_ON;
 }
 
