@@ -22,7 +22,8 @@ static const size_t odd_sizes[] = {1, 7, 4093, 65537, 3, 1000003, 8191, 131071, 
 /* Sends data as chunks of the sizes of `sizes` (cycled, n of them), each
  * size line in hex (upper case every other chunk, as RFC 9112 allows),
  * then the last chunk and the empty trailer section. */
-static bool send_chunked(int fd, const uint8_t *data, size_t len, const size_t *sizes, size_t n)
+static bool send_chunked(struct raw_conn *c, const uint8_t *data, size_t len, const size_t *sizes,
+                         size_t n)
 {
     size_t off = 0;
     for (size_t i = 0; off < len; i++) {
@@ -30,12 +31,12 @@ static bool send_chunked(int fd, const uint8_t *data, size_t len, const size_t *
         if (k > len - off) k = len - off;
         char line[32];
         snprintf(line, sizeof line, i % 2 ? "%zX\r\n" : "%zx\r\n", k);
-        if (!raw_send_all(fd, line, strlen(line)) || !raw_send_all(fd, data + off, k) ||
-            !raw_send_all(fd, "\r\n", 2))
+        if (!raw_send_all(c, line, strlen(line)) || !raw_send_all(c, data + off, k) ||
+            !raw_send_all(c, "\r\n", 2))
             return false;
         off += k;
     }
-    return raw_send_all(fd, "0\r\n\r\n", 5);
+    return raw_send_all(c, "0\r\n\r\n", 5);
 }
 
 /* PUTs data to rel in chunks of the given sizes; then a GET must return
@@ -52,19 +53,19 @@ static void chunked_round_trip(struct case_ctx *ctx, const char *rel, const uint
     }
     const char *addr = case_rest_addr(ctx);
     case_request(ctx, "PUT %s (Transfer-Encoding: chunked, %zu bytes)", target, len);
-    int fd = raw_connect(addr, CHUNKED_TIMEOUT_MS);
-    if (fd < 0) {
+    struct raw_conn *c = raw_connect(addr, CHUNKED_TIMEOUT_MS);
+    if (!c) {
         case_error(ctx, "cannot open a connection to %s for the chunked PUT", addr);
         goto out;
     }
     /* A runtime that refuses the coding may answer and close before the
      * body is through: its answer is read either way. */
-    bool sent = raw_send_head(fd, addr, "PUT", target, -1,
+    bool sent = raw_send_head(c, addr, "PUT", target, -1,
                               "Content-Type: application/octet-stream\r\n"
                               "Transfer-Encoding: chunked\r\n") &&
-                send_chunked(fd, data, len, sizes, n);
-    long status = raw_read_status(fd, CHUNKED_TIMEOUT_MS);
-    close(fd);
+                send_chunked(c, data, len, sizes, n);
+    long status = raw_read_status(c, CHUNKED_TIMEOUT_MS);
+    raw_close(c);
     if (status != 204) {
         char got[64];
         if (status > 0)

@@ -1090,10 +1090,14 @@ static int step_service(const struct xop *op, const struct xans *a, struct xfind
         json_t *env = json_object_get(doc, "env");
         const char *k;
         json_t *v;
-        if (json_is_object(env))
-            json_object_foreach(env, k, v) sbuf_printf(&names, " %s", k);
-        else
+        if (json_is_object(env)) {
+            json_object_foreach(env, k, v)
+            {
+                sbuf_printf(&names, " %s", k);
+            }
+        } else {
             sbuf_puts(&names, " no env object");
+        }
         f->observed = sbuf_take(&names);
     }
     json_decref(doc);
