@@ -1,7 +1,7 @@
 /* The suite's gRPC client session fed arbitrary server bytes: a Start
  * stream read to its end, each message decoded as the suite's process
  * client does, then an Execute on the same connection with its response
- * decoded by proc_unpack_execute.
+ * decoded by rpc_unpack_execute.
  *
  * Oracle: beyond no crash, no leak and no hang, every call ends (a status,
  * a protocol error, a reset or the connection) once the server's bytes run
@@ -76,11 +76,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct sbx_grpc_conn *c = sbx_grpc_conn_new(&feed_ops, &f, "fuzz", &co, err, sizeof err);
     if (!c) return 0;
 
-    struct proc_spec spec = {0};
+    struct rpc_spec spec = {0};
     const char *argv[] = {"echo", "hi", NULL};
     spec.argv = argv;
     size_t req_len = 0;
-    uint8_t *req = proc_pack_start(&spec, NULL, &req_len);
+    uint8_t *req = rpc_pack_start(&spec, NULL, &req_len);
     FUZZ_CHECK(req != NULL, "pack Start");
     struct sbx_grpc_call_opts copt = {.wait_ms = 2000};
     struct sbx_grpc_call *call = sbx_grpc_call_start(c, "/process.v1.ProcessService/Start", req,
@@ -112,19 +112,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
 
     if (sbx_grpc_conn_usable(c)) {
-        struct proc_spec ex = {0};
+        struct rpc_spec ex = {0};
         ex.argv = argv;
-        uint8_t *ereq = proc_pack_execute(&ex, &req_len);
+        uint8_t *ereq = rpc_pack_execute(&ex, &req_len);
         FUZZ_CHECK(ereq != NULL, "pack Execute");
         struct sbx_grpc_result r;
         sbx_grpc_unary(c, "/process.v1.ProcessService/Execute", ereq, req_len, &copt, &r);
         free(ereq);
         check_result(&r);
         if (r.response) {
-            struct proc_result pr;
+            struct rpc_result pr;
             memset(&pr, 0, sizeof pr);
-            proc_unpack_execute(r.response, r.response_len, &pr);
-            proc_result_free(&pr);
+            rpc_unpack_execute(r.response, r.response_len, &pr);
+            rpc_result_free(&pr);
         }
         sbx_grpc_result_free(&r);
     }

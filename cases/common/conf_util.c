@@ -189,13 +189,13 @@ char *conf_location_path(const struct http_response *resp)
 
 int conf_sh(struct case_ctx *ctx, const char *script, char **out, char *why, size_t whylen)
 {
-    struct proc_result r = {0};
-    int code = proc_sh(ctx, script, &r);
+    struct rpc_result r = {0};
+    int code = rpc_sh(ctx, script, &r);
     if (out) *out = NULL;
     if (code != 0) {
         snprintf(why, whylen, "Execute failed: status %d%s%s", code, r.message ? ": " : "",
                  r.message ? r.message : "");
-        proc_result_free(&r);
+        rpc_result_free(&r);
         return -1;
     }
     if (out) {
@@ -208,7 +208,7 @@ int conf_sh(struct case_ctx *ctx, const char *script, char **out, char *why, siz
     if (ec != 0 && why)
         snprintf(why, whylen, "exit %d, stderr: %.*s", ec, (int)(r.err_len > 300 ? 300 : r.err_len),
                  r.err ? (const char *)r.err : "");
-    proc_result_free(&r);
+    rpc_result_free(&r);
     return ec;
 }
 

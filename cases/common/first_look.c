@@ -72,31 +72,31 @@ int first_look(struct case_ctx *ctx, const struct first_look_run *run, struct fi
              run->helper);
     const char *argv[] = {cmd, run->env_name, NULL};
     unsigned wait_ms = run->wait_ms ? run->wait_ms : FIRST_LOOK_WAIT_MS;
-    struct proc_spec spec = {.argv = argv,
-                             .env = run->env,
-                             .cwd = run->cwd ? run->cwd : case_dir(ctx),
-                             .timeout_ms = wait_ms};
-    struct proc_result r = {0};
+    struct rpc_spec spec = {.argv = argv,
+                            .env = run->env,
+                            .cwd = run->cwd ? run->cwd : case_dir(ctx),
+                            .timeout_ms = wait_ms};
+    struct rpc_result r = {0};
     int rc = -1;
     bool late = false;
     for (unsigned attempt = 0;; attempt++) {
         rc = -1;
         uint64_t t0 = case_now_ms();
         if (run->via == FIRST_LOOK_EXECUTE) {
-            rc = proc_execute(ctx, &spec, &r);
+            rc = rpc_execute(ctx, &spec, &r);
         } else {
-            struct proc_stream *s = proc_start(
-                ctx, &spec, run->via == FIRST_LOOK_START_PTY ? run->pty_cols_rows : NULL);
+            struct rpc_stream *s =
+                rpc_start(ctx, &spec, run->via == FIRST_LOOK_START_PTY ? run->pty_cols_rows : NULL);
             if (s) {
-                rc = proc_collect(s, wait_ms + END_GRACE_MS, &r, NULL) == 0 ? r.code : -1;
-                proc_stream_free(s);
+                rc = rpc_collect(s, wait_ms + END_GRACE_MS, &r, NULL) == 0 ? r.code : -1;
+                rpc_stream_free(s);
             }
         }
         /* Out of time: the deadline's status, or no end at all, once the
          * wait is spent (an early error is an answer, not slowness). */
         late = (rc == SBX_GRPC_DEADLINE_EXCEEDED || rc == -1) && case_now_ms() - t0 >= wait_ms;
         if (rc <= 0 || !shipped_helper_busy_retry(attempt, r.message)) break;
-        proc_result_free(&r);
+        rpc_result_free(&r);
         memset(&r, 0, sizeof r);
     }
     const char *rpc = run->via == FIRST_LOOK_EXECUTE ? "Execute" : "Start";
@@ -115,7 +115,7 @@ int first_look(struct case_ctx *ctx, const struct first_look_run *run, struct fi
         free(p);
         rc = -1;
     }
-    proc_result_free(&r);
+    rpc_result_free(&r);
     return rc == 0 || rc == FIRST_LOOK_LATE ? rc : -1;
 }
 

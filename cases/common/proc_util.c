@@ -56,11 +56,11 @@ static void sleep_ms(unsigned ms)
     nanosleep(&ts, NULL);
 }
 
-bool pu_sh_ok(struct case_ctx *ctx, const char *script, const char *purpose, struct proc_result *r)
+bool pu_sh_ok(struct case_ctx *ctx, const char *script, const char *purpose, struct rpc_result *r)
 {
-    struct proc_result local = {0};
-    struct proc_result *res = r ? r : &local;
-    proc_sh(ctx, script, res);
+    struct rpc_result local = {0};
+    struct rpc_result *res = r ? r : &local;
+    rpc_sh(ctx, script, res);
     bool ok = res->code == SBX_GRPC_OK && res->exit_code == 0;
     if (!ok) {
         char *e = pu_preview(res->err, res->err_len, 300);
@@ -71,7 +71,7 @@ bool pu_sh_ok(struct case_ctx *ctx, const char *script, const char *purpose, str
             case_fail(ctx, purpose, "exit code %d, stderr %s", (int)res->exit_code, e ? e : "?");
         free(e);
     }
-    if (!r) proc_result_free(&local);
+    if (!r) rpc_result_free(&local);
     return ok;
 }
 
@@ -101,13 +101,13 @@ int pu_exists(struct case_ctx *ctx, const char *rel)
     char script[1024];
     snprintf(script, sizeof script,
              "if test -e '%s' || test -L '%s'; then echo yes; else echo no; fi", rel, rel);
-    struct proc_result r;
+    struct rpc_result r;
     if (!pu_sh_ok(ctx, script, "an existence check (Execute test -e) to succeed", &r)) {
-        proc_result_free(&r);
+        rpc_result_free(&r);
         return -1;
     }
     int v = r.out_len >= 3 && memcmp(r.out, "yes", 3) == 0;
-    proc_result_free(&r);
+    rpc_result_free(&r);
     return v;
 }
 
@@ -127,9 +127,9 @@ int pu_pidfile_state(struct case_ctx *ctx, const char *pidfile)
 {
     char script[1024];
     snprintf(script, sizeof script, PID_STATE_SCRIPT, pidfile);
-    struct proc_result r;
+    struct rpc_result r;
     if (!pu_sh_ok(ctx, script, "a liveness check through a pidfile (Execute) to succeed", &r)) {
-        proc_result_free(&r);
+        rpc_result_free(&r);
         return PU_PIDS_ERROR;
     }
     int st = PU_PIDS_GONE;
@@ -139,7 +139,7 @@ int pu_pidfile_state(struct case_ctx *ctx, const char *pidfile)
         st = PU_PIDS_ALIVE;
     else if (r.out && strstr((char *)r.out, "unknown"))
         st = PU_PIDS_UNKNOWN;
-    proc_result_free(&r);
+    rpc_result_free(&r);
     return st;
 }
 
@@ -187,9 +187,9 @@ void pu_kill_pidfile(struct case_ctx *ctx, const char *pidfile)
     snprintf(script, sizeof script,
              "[ -s '%s' ] && for p in $(cat '%s'); do kill -9 \"$p\" 2>/dev/null; done; true",
              pidfile, pidfile);
-    struct proc_result r;
-    proc_sh(ctx, script, &r);
-    proc_result_free(&r);
+    struct rpc_result r;
+    rpc_sh(ctx, script, &r);
+    rpc_result_free(&r);
 }
 
 /* ---- Start streams ------------------------------------------------------ */
@@ -221,9 +221,9 @@ static void keep(uint8_t **buf, size_t *len, const uint8_t *data, size_t n)
 
 int pu_pump(struct pu_stream *ps, unsigned wait_ms)
 {
-    struct proc_event ev;
+    struct rpc_event ev;
     if (ps->ended) return PEV_END;
-    proc_next(ps->s, wait_ms, &ev);
+    rpc_next(ps->s, wait_ms, &ev);
     switch (ev.kind) {
     case PEV_INIT:
         if (ps->have_init)
@@ -288,7 +288,7 @@ int pu_pump(struct pu_stream *ps, unsigned wait_ms)
     return ev.kind;
 }
 
-bool pu_begin(struct case_ctx *ctx, struct pu_stream *ps, const struct proc_spec *spec,
+bool pu_begin(struct case_ctx *ctx, struct pu_stream *ps, const struct rpc_spec *spec,
               const uint32_t *pty_cols_rows)
 {
     const char *label = ps->label;
@@ -301,7 +301,7 @@ bool pu_begin(struct case_ctx *ctx, struct pu_stream *ps, const struct proc_spec
     ps->sink = sink;
     ps->sink_ud = ud;
     ps->conn = conn;
-    ps->s = proc_start_on(ctx, conn, spec, pty_cols_rows);
+    ps->s = rpc_start_on(ctx, conn, spec, pty_cols_rows);
     if (!ps->s) {
         case_error(ctx, "out of memory starting a stream");
         return false;
@@ -331,7 +331,7 @@ bool pu_wait_init(struct pu_stream *ps, unsigned init_ms)
     return false;
 }
 
-bool pu_start(struct case_ctx *ctx, struct pu_stream *ps, const struct proc_spec *spec,
+bool pu_start(struct case_ctx *ctx, struct pu_stream *ps, const struct rpc_spec *spec,
               const uint32_t *pty_cols_rows, unsigned init_ms)
 {
     return pu_begin(ctx, ps, spec, pty_cols_rows) && pu_wait_init(ps, init_ms);
@@ -389,20 +389,20 @@ void pu_free(struct pu_stream *ps)
 {
     if (!ps->s) return;
     if (ps->have_init && !ps->have_exit && !ps->ended &&
-        proc_signal(ps->ctx, ps->pid, PU_SIGKILL) == 0) {
+        rpc_signal(ps->ctx, ps->pid, PU_SIGKILL) == 0) {
         /* Read on to the ExitEvent, which releases the id from the runner's
          * clean-up list: a runtime may hand the id to another case's process
          * as soon as this stream ended. */
         uint64_t end = case_now_ms() + 3000;
-        struct proc_event ev;
+        struct rpc_event ev;
         for (int i = 0; i < 100000; i++) {
             uint64_t now = case_now_ms();
             if (now >= end) break;
-            int k = proc_next(ps->s, (unsigned)(end - now), &ev);
+            int k = rpc_next(ps->s, (unsigned)(end - now), &ev);
             if (k == PEV_EXIT || k == PEV_END || k == PEV_ERROR) break;
         }
     }
-    proc_stream_free(ps->s);
+    rpc_stream_free(ps->s);
     ps->s = NULL;
     free(ps->out);
     free(ps->err);

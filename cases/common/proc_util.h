@@ -28,7 +28,7 @@ char *pu_octal_format(const uint8_t *b, size_t n);
 /* Execute `sh -c script` in the case directory for set-up or inspection:
  * records a failure naming `purpose` unless the call succeeds with exit 0.
  * r may be NULL when the output is not needed. */
-bool pu_sh_ok(struct case_ctx *ctx, const char *script, const char *purpose, struct proc_result *r);
+bool pu_sh_ok(struct case_ctx *ctx, const char *script, const char *purpose, struct rpc_result *r);
 
 /* "<root>/<case_dir>/<rel>" as the runtime's processes see it (rel may be
  * "" for the directory itself), malloc'd; NULL with case_error() recorded
@@ -79,7 +79,7 @@ typedef void (*pu_sink)(struct pu_stream *ps, bool is_stderr, const uint8_t *dat
 
 struct pu_stream {
     struct case_ctx *ctx;
-    struct proc_stream *s;
+    struct rpc_stream *s;
     const char *label;
     struct sbx_grpc_conn *conn; /* set before pu_begin: start on this connection (NULL = the
                                    case's shared one); control calls still use the shared one */
@@ -98,11 +98,11 @@ struct pu_stream {
 
 /* Starts the stream and waits up to init_ms for its first event, which must
  * be the InitEvent. False (failure recorded) otherwise. */
-bool pu_start(struct case_ctx *ctx, struct pu_stream *ps, const struct proc_spec *spec,
+bool pu_start(struct case_ctx *ctx, struct pu_stream *ps, const struct rpc_spec *spec,
               const uint32_t *pty_cols_rows, unsigned init_ms);
 
 /* Starts the stream without waiting (pu_start = pu_begin + pu_wait_init). */
-bool pu_begin(struct case_ctx *ctx, struct pu_stream *ps, const struct proc_spec *spec,
+bool pu_begin(struct case_ctx *ctx, struct pu_stream *ps, const struct rpc_spec *spec,
               const uint32_t *pty_cols_rows);
 bool pu_wait_init(struct pu_stream *ps, unsigned init_ms);
 

@@ -144,12 +144,12 @@ static void c5_slow_upload(struct case_ctx *ctx)
         http_response_free(&g);
 
         const char *argv[] = {"true", NULL};
-        struct proc_spec spec = {.argv = argv, .timeout_ms = 10000};
-        struct proc_result r = {0};
+        struct rpc_spec spec = {.argv = argv, .timeout_ms = 10000};
+        struct rpc_result r = {0};
         t0 = case_now_ms();
-        int code = proc_execute(ctx, &spec, &r);
+        int code = rpc_execute(ctx, &spec, &r);
         probe_note(&ps, "Execute true", (double)(case_now_ms() - t0) / 1000.0, code == 0);
-        proc_result_free(&r);
+        rpc_result_free(&r);
         usleep(700 * 1000);
     }
     for (int i = 0; i < started; i++)

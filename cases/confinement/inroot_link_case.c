@@ -25,7 +25,7 @@ static void s2_inroot_link_writes(struct case_ctx *ctx)
     p = rx_path(ctx, "dlink/x.txt");
     bool wrote_parent = p && expect_put_ok(ctx, p, "new-in-d", 8, NULL);
     free(p);
-    struct proc_result r = {0};
+    struct rpc_result r = {0};
     if ((wrote || wrote_parent) &&
         pu_sh_ok(ctx,
                  "cat real.txt; echo; if [ -L link ]; then echo link-kept; else echo "
@@ -47,7 +47,7 @@ static void s2_inroot_link_writes(struct case_ctx *ctx)
                        out);
         free(out);
     }
-    proc_result_free(&r);
+    rpc_result_free(&r);
     pu_sh_ok(ctx, "rm -rf real.txt link d dlink", "cleaning up", NULL);
 }
 SBX_CASE(s2_inroot_link_writes, .id = "S2-004",

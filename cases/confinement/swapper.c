@@ -58,14 +58,14 @@ static int renameat2_nr(void)
 
 /* Waits for "ready" on the stream's stdout. 1 when it came; 0 when the
  * stream ended or went quiet first (detail says how). */
-static int wait_ready(struct proc_stream *s, int32_t *pid, char *detail, size_t dlen)
+static int wait_ready(struct rpc_stream *s, int32_t *pid, char *detail, size_t dlen)
 {
     char out[256] = "", err[256] = "";
     size_t no = 0, ne = 0;
     uint64_t t0 = case_now_ms();
     while (case_now_ms() - t0 < READY_WAIT_MS) {
-        struct proc_event ev = {0};
-        proc_next(s, 1000, &ev);
+        struct rpc_event ev = {0};
+        rpc_next(s, 1000, &ev);
         if (ev.kind == PEV_INIT) *pid = ev.process_id;
         if (ev.kind == PEV_STDOUT || ev.kind == PEV_STDERR) {
             char *b = ev.kind == PEV_STDOUT ? out : err;
@@ -94,8 +94,8 @@ static int wait_ready(struct proc_stream *s, int32_t *pid, char *detail, size_t 
 static bool try_one(struct case_ctx *ctx, struct swapper *sw, const char *kind,
                     const char *const *argv)
 {
-    struct proc_spec spec = {.argv = argv, .cwd = case_dir(ctx), .timeout_ms = 60000};
-    struct proc_stream *s = proc_start(ctx, &spec, NULL);
+    struct rpc_spec spec = {.argv = argv, .cwd = case_dir(ctx), .timeout_ms = 60000};
+    struct rpc_stream *s = rpc_start(ctx, &spec, NULL);
     char detail[300] = "Start failed";
     int32_t pid = 0;
     if (s && wait_ready(s, &pid, detail, sizeof detail) == 1) {
@@ -104,10 +104,10 @@ static bool try_one(struct case_ctx *ctx, struct swapper *sw, const char *kind,
         return true;
     }
     if (s) {
-        struct proc_result r = {0};
-        proc_collect(s, 5000, &r, NULL);
-        proc_result_free(&r);
-        proc_stream_free(s);
+        struct rpc_result r = {0};
+        rpc_collect(s, 5000, &r, NULL);
+        rpc_result_free(&r);
+        rpc_stream_free(s);
     }
     size_t n = strlen(sw->tried);
     snprintf(sw->tried + n, sizeof sw->tried - n, "%s%s: %s", n ? "; " : "", kind, detail);
@@ -175,9 +175,9 @@ int swapper_start(struct case_ctx *ctx, const char *dir, const char *link_target
 int swapper_finish(struct case_ctx *ctx, struct swapper *sw, long *swaps, long *ms)
 {
     *swaps = *ms = 0;
-    struct proc_result r = {0};
-    int end = proc_collect(sw->stream, 20000, &r, NULL);
-    proc_stream_free(sw->stream);
+    struct rpc_result r = {0};
+    int end = rpc_collect(sw->stream, 20000, &r, NULL);
+    rpc_stream_free(sw->stream);
     sw->stream = NULL;
     const char *s = r.out ? strstr((const char *)r.out, "swaps ") : NULL;
     long v[3] = {0};
@@ -187,7 +187,7 @@ int swapper_finish(struct case_ctx *ctx, struct swapper *sw, long *swaps, long *
         if (m && conf_parse_longs(m + 4, ' ', v + 1, 1)) *ms = v[1];
     }
     int code = end == 0 ? r.code : -1;
-    proc_result_free(&r);
+    rpc_result_free(&r);
     shipped_helper_remove(ctx, sw->helper);
     return code;
 }

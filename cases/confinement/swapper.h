@@ -10,10 +10,10 @@
 #include <stddef.h>
 
 struct case_ctx;
-struct proc_stream;
+struct rpc_stream;
 
 struct swapper {
-    struct proc_stream *stream;
+    struct rpc_stream *stream;
     const char *kind; /* "static helper", "python3", "perl", "shell loop" */
     char helper[128]; /* uploaded helper's name in the case dir, or "" */
     char tried[600];  /* why earlier kinds were not used */

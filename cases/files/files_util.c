@@ -9,9 +9,9 @@
 
 char *fx_sh(struct case_ctx *ctx, const char *script, const char *purpose)
 {
-    struct proc_result r;
+    struct rpc_result r;
     if (!pu_sh_ok(ctx, script, purpose, &r)) {
-        proc_result_free(&r);
+        rpc_result_free(&r);
         return NULL;
     }
     char *out = malloc(r.out_len + 1);
@@ -22,7 +22,7 @@ char *fx_sh(struct case_ctx *ctx, const char *script, const char *purpose)
             n--;
         out[n] = '\0';
     }
-    proc_result_free(&r);
+    rpc_result_free(&r);
     return out;
 }
 

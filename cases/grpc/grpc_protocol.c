@@ -11,7 +11,7 @@
 static struct sbx_grpc_conn *conn_or_fail(struct case_ctx *ctx)
 {
     const char *why = NULL;
-    struct sbx_grpc_conn *c = proc_conn(ctx, &why);
+    struct sbx_grpc_conn *c = rpc_conn(ctx, &why);
     if (!c) case_fail(ctx, "a gRPC connection to the endpoint", "%s", why ? why : "failed");
     return c;
 }
@@ -74,12 +74,12 @@ static void expect_error_status(struct case_ctx *ctx, const char *what, const ch
 static void status_in_trailers(struct case_ctx *ctx)
 {
     size_t len;
-    struct proc_spec empty = {.argv = PU_ARGV(NULL)};
-    uint8_t *req = proc_pack_execute(&empty, &len);
+    struct rpc_spec empty = {.argv = PU_ARGV(NULL)};
+    uint8_t *req = rpc_pack_execute(&empty, &len);
     expect_error_status(ctx, "Execute with an empty command", PROC_PATH_EXECUTE, req, len, 3);
     free(req);
-    struct proc_spec esc = {.argv = PU_ARGV("true"), .cwd = ".."};
-    req = proc_pack_execute(&esc, &len);
+    struct rpc_spec esc = {.argv = PU_ARGV("true"), .cwd = ".."};
+    req = rpc_pack_execute(&esc, &len);
     expect_error_status(ctx, "Execute with cwd \"..\"", PROC_PATH_EXECUTE, req, len, 7);
     free(req);
 
@@ -101,7 +101,7 @@ static void status_in_trailers(struct case_ctx *ctx)
                         5);
 
     /* FAILED_PRECONDITION on a live process without PTY. */
-    struct proc_spec sl = {.argv = PU_ARGV("sleep", "30"), .cwd = case_dir(ctx)};
+    struct rpc_spec sl = {.argv = PU_ARGV("sleep", "30"), .cwd = case_dir(ctx)};
     struct pu_stream ps = {.label = "sleep 30"};
     if (pu_start(ctx, &ps, &sl, NULL, 10000)) {
         Process__V1__ResizeTTYRequest rz = PROCESS__V1__RESIZE_TTYREQUEST__INIT;
@@ -117,8 +117,8 @@ static void status_in_trailers(struct case_ctx *ctx)
     /* A successful call: one message, then grpc-status 0 in trailers. */
     struct sbx_grpc_conn *c = conn_or_fail(ctx);
     if (!c) return;
-    struct proc_spec ok = {.argv = PU_ARGV("true"), .cwd = case_dir(ctx)};
-    req = proc_pack_execute(&ok, &len);
+    struct rpc_spec ok = {.argv = PU_ARGV("true"), .cwd = case_dir(ctx)};
+    req = rpc_pack_execute(&ok, &len);
     case_request(ctx, "Execute {command: [\"true\"]}");
     struct sbx_grpc_call_opts o = {.wait_ms = 15000};
     struct sbx_grpc_result r = {0};
@@ -152,8 +152,8 @@ static void unknown_method(struct case_ctx *ctx)
                                         "/process.v1.NoSuchService/Execute",
                                         "/no.such.v1.Service/Start"};
     size_t len;
-    struct proc_spec spec = {.argv = PU_ARGV("true")};
-    uint8_t *req = proc_pack_execute(&spec, &len);
+    struct rpc_spec spec = {.argv = PU_ARGV("true")};
+    uint8_t *req = rpc_pack_execute(&spec, &len);
     for (size_t i = 0; i < 3; i++) {
         char what[128];
         snprintf(what, sizeof what, "POST %s", paths[i]);
@@ -210,20 +210,20 @@ static void invalid_message(struct case_ctx *ctx)
                         what, sbx_grpc_conn_error(c)))
             return;
         /* A valid call on the same connection must still work. */
-        struct proc_spec spec = {.argv = PU_ARGV("echo", "still-works"), .cwd = case_dir(ctx)};
+        struct rpc_spec spec = {.argv = PU_ARGV("echo", "still-works"), .cwd = case_dir(ctx)};
         size_t len;
-        uint8_t *req = proc_pack_execute(&spec, &len);
+        uint8_t *req = rpc_pack_execute(&spec, &len);
         case_request(ctx, "Execute echo still-works on the same connection");
         struct sbx_grpc_result ok = {0};
         sbx_grpc_unary(c, PROC_PATH_EXECUTE, req, len, &o, &ok);
         free(req);
-        struct proc_result pr = {0};
+        struct rpc_result pr = {0};
         bool good = ok.end == SBX_GRPC_END_STATUS && ok.code == SBX_GRPC_OK && ok.response &&
-                    proc_unpack_execute(ok.response, ok.response_len, &pr) == 0 &&
+                    rpc_unpack_execute(ok.response, ok.response_len, &pr) == 0 &&
                     pr.out_len == 12 && memcmp(pr.out, "still-works\n", 12) == 0;
         CASE_CHECK(ctx, good, "a following valid call on the same connection to succeed",
                    "after %s: %s, code %d (%s)", what, end_name(ok.end), ok.code, ok.error);
-        proc_result_free(&pr);
+        rpc_result_free(&pr);
         sbx_grpc_result_free(&ok);
         if (!good) return;
     }
@@ -284,22 +284,22 @@ static void unknown_fields(struct case_ctx *ctx)
     struct sbx_grpc_call_opts o = {.wait_ms = 15000};
     struct sbx_grpc_result r = {0};
     sbx_grpc_unary(c, PROC_PATH_EXECUTE, req, m, &o, &r);
-    struct proc_result pr = {0};
+    struct rpc_result pr = {0};
     bool good = r.end == SBX_GRPC_END_STATUS && r.code == SBX_GRPC_OK && r.response &&
-                proc_unpack_execute(r.response, r.response_len, &pr) == 0;
+                rpc_unpack_execute(r.response, r.response_len, &pr) == 0;
     if (CASE_CHECK(ctx, good, "the request served as if the unknown fields were absent",
                    "%s, code %s (%s) %s", end_name(r.end), sbx_grpc_code_name(r.code),
                    r.message ? r.message : "", r.error))
         CASE_CHECK(ctx, pr.exit_code == 0 && pr.out_len == 6 && memcmp(pr.out, "g4-ok\n", 6) == 0,
                    "the command run as requested", "exit %d, stdout %.*s", (int)pr.exit_code,
                    (int)pr.out_len, (const char *)pr.out);
-    proc_result_free(&pr);
+    rpc_result_free(&pr);
     sbx_grpc_result_free(&r);
 
     /* Start with an unknown field too. */
-    struct proc_spec spec = {.argv = PU_ARGV("echo", "g4-start"), .cwd = case_dir(ctx)};
+    struct rpc_spec spec = {.argv = PU_ARGV("echo", "g4-start"), .cwd = case_dir(ctx)};
     size_t slen;
-    uint8_t *sreq = proc_pack_start(&spec, NULL, &slen);
+    uint8_t *sreq = rpc_pack_start(&spec, NULL, &slen);
     uint8_t *sreq2 = sreq ? realloc(sreq, slen + sizeof f99) : NULL;
     if (!sreq2) {
         free(sreq);
@@ -369,10 +369,10 @@ static void deadline_honoured(struct case_ctx *ctx)
 {
     struct sbx_grpc_conn *c = conn_or_fail(ctx);
     if (!c) return;
-    struct proc_spec spec = {.argv = PU_ARGV("sh", "-c", "echo $$ > procs.pid; exec sleep 30"),
-                             .cwd = case_dir(ctx)};
+    struct rpc_spec spec = {.argv = PU_ARGV("sh", "-c", "echo $$ > procs.pid; exec sleep 30"),
+                            .cwd = case_dir(ctx)};
     size_t len;
-    uint8_t *req = proc_pack_execute(&spec, &len);
+    uint8_t *req = rpc_pack_execute(&spec, &len);
     case_request(ctx, "Execute sleep 30 with grpc-timeout 1 s (client waits up to 7 s)");
     struct sbx_grpc_call_opts o = {.timeout_ms = 1000, .wait_ms = 7000};
     struct sbx_grpc_result r = {0};
@@ -425,8 +425,8 @@ static void echo_through(struct case_ctx *ctx, struct pu_stream *ps, int i)
 {
     char line[32];
     snprintf(line, sizeof line, "s%d\n", i);
-    int c1 = proc_write_stdin(ctx, ps->pid, line, strlen(line));
-    int c2 = proc_close_stdin(ctx, ps->pid);
+    int c1 = rpc_write_stdin(ctx, ps->pid, line, strlen(line));
+    int c2 = rpc_close_stdin(ctx, ps->pid);
     if (!CASE_CHECK(ctx, c1 == 0 && c2 == 0, "WriteStdin on every stream's process",
                     "stream %d: statuses %d, %d", i, c1, c2))
         return;
@@ -444,7 +444,7 @@ static void many_streams(struct case_ctx *ctx)
      * when the server's stream limit is exactly what G6 asks for. */
     char err[256] = "";
     struct sbx_grpc_conn_opts co = {0};
-    if (!proc_grpc_usable(ctx)) return;
+    if (!rpc_grpc_usable(ctx)) return;
     struct sbx_grpc_conn *sc = grpc_dial(case_grpc_addr(ctx), &co, err, sizeof err);
     if (!sc) {
         case_fail(ctx, "a gRPC connection to the endpoint", "%s", err);
@@ -466,7 +466,7 @@ static void many_streams(struct case_ctx *ctx)
         snprintf(labels[i], sizeof labels[i], "cat #%d", i);
         ps[i].label = labels[i];
         ps[i].conn = sc;
-        struct proc_spec spec = {.argv = PU_ARGV("cat"), .cwd = case_dir(ctx)};
+        struct rpc_spec spec = {.argv = PU_ARGV("cat"), .cwd = case_dir(ctx)};
         if (!pu_begin(ctx, &ps[i], &spec, NULL)) break;
         begun++;
     }
@@ -526,7 +526,7 @@ static void many_streams(struct case_ctx *ctx)
      * process (P17) and the runner kills what is still tracked. */
     for (int i = 0; i < begun; i++)
         if (!ps[i].ended) {
-            proc_cancel(ps[i].s);
+            rpc_cancel(ps[i].s);
             ps[i].ended = true;
         }
     for (int i = 0; i < begun; i++)

@@ -110,7 +110,7 @@ static int reflect(struct sbx_grpc_conn *c, const char *path, const uint8_t *req
 static void reflection_offered(struct case_ctx *ctx)
 {
     const char *why = NULL;
-    struct sbx_grpc_conn *c = proc_conn(ctx, &why);
+    struct sbx_grpc_conn *c = rpc_conn(ctx, &why);
     if (!c) {
         case_fail(ctx, "a gRPC connection", "%s", why ? why : "failed");
         return;

@@ -60,10 +60,10 @@ static void check_host(struct case_ctx *ctx, const char *host)
     if (!rt) return;
     case_use_runtime(ctx, rt);
     const char *argv[] = {"true", NULL};
-    struct proc_spec spec = {.argv = argv, .timeout_ms = 10000};
-    struct proc_result r = {0};
-    int code = proc_execute(ctx, &spec, &r);
-    proc_result_free(&r);
+    struct rpc_spec spec = {.argv = argv, .timeout_ms = 10000};
+    struct rpc_result r = {0};
+    int code = rpc_execute(ctx, &spec, &r);
+    rpc_result_free(&r);
     CASE_CHECK(ctx, code == 0, "Execute answered on the gRPC listener at --listen-host",
                "%s: status %d", private_runtime_grpc_addr(rt), code);
     int gport = port_of(private_runtime_grpc_addr(rt)),
@@ -177,7 +177,7 @@ static void duration_flags(struct case_ctx *ctx)
      * which the suite stops reading after "ready". */
     char err[256] = "";
     struct sbx_grpc_conn_opts co = {.initial_stream_window = 65535, .initial_conn_window = 65535};
-    bool usable = proc_grpc_usable(ctx); /* a skip recorded otherwise */
+    bool usable = rpc_grpc_usable(ctx); /* a skip recorded otherwise */
     struct sbx_grpc_conn *conn =
         usable ? grpc_dial(case_grpc_addr(ctx), &co, err, sizeof err) : NULL;
     struct pu_stream flood = {.conn = conn};

@@ -30,7 +30,7 @@
 
 struct exec_thread {
     struct case_ctx *ctx;
-    struct proc_result res;
+    struct rpc_result res;
     int code;
 };
 
@@ -38,8 +38,8 @@ static void *run_execute(void *arg)
 {
     struct exec_thread *t = arg;
     const char *argv[] = {"sh", "-c", EXEC_SCRIPT, NULL};
-    struct proc_spec spec = {.argv = argv, .wait_ms = EXIT_WAIT_MS + 10000};
-    t->code = proc_execute(t->ctx, &spec, &t->res);
+    struct rpc_spec spec = {.argv = argv, .wait_ms = EXIT_WAIT_MS + 10000};
+    t->code = rpc_execute(t->ctx, &spec, &t->res);
     return NULL;
 }
 
@@ -147,7 +147,7 @@ out:
         if (!lc_pid_gone(group[i])) kill(group[i], SIGKILL);
     for (int i = 0; i < nsession; i++)
         if (!lc_pid_gone(session[i])) kill(session[i], SIGKILL);
-    proc_result_free(&t.res);
+    rpc_result_free(&t.res);
     case_use_shared_runtime(ctx);
     private_runtime_stop(rt);
 }

@@ -64,23 +64,23 @@ static bool failed_pty_start(struct case_ctx *ctx, const char *missing)
 {
     const char *argv[] = {missing, NULL};
     const uint32_t size[2] = {80, 24};
-    struct proc_spec spec = {.argv = argv, .timeout_ms = 10000};
-    struct proc_stream *s = proc_start(ctx, &spec, size);
+    struct rpc_spec spec = {.argv = argv, .timeout_ms = 10000};
+    struct rpc_stream *s = rpc_start(ctx, &spec, size);
     if (!s) return false;
-    struct proc_result r = {0};
-    int end = proc_collect(s, 15000, &r, NULL);
-    proc_result_free(&r);
-    proc_stream_free(s);
+    struct rpc_result r = {0};
+    int end = rpc_collect(s, 15000, &r, NULL);
+    rpc_result_free(&r);
+    rpc_stream_free(s);
     return end == 0;
 }
 
 static bool one_execute(struct case_ctx *ctx)
 {
     const char *argv[] = {"true", NULL};
-    struct proc_spec spec = {.argv = argv, .timeout_ms = 10000};
-    struct proc_result r = {0};
-    int code = proc_execute(ctx, &spec, &r);
-    proc_result_free(&r);
+    struct rpc_spec spec = {.argv = argv, .timeout_ms = 10000};
+    struct rpc_result r = {0};
+    int code = rpc_execute(ctx, &spec, &r);
+    rpc_result_free(&r);
     return code == 0;
 }
 

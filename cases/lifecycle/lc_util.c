@@ -34,7 +34,7 @@ bool lc_start_ready(struct case_ctx *ctx, struct pu_stream *ps, const char *scri
                     const char *label)
 {
     const char *argv[] = {"sh", "-c", script, NULL};
-    struct proc_spec spec = {.argv = argv};
+    struct rpc_spec spec = {.argv = argv};
     if (!pu_start(ctx, ps, &spec, NULL, 10000)) return false;
     ps->label = label;
     return pu_wait_output(ps, false, "ready", 10000, label);

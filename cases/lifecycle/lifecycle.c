@@ -192,9 +192,9 @@ static void refuse_new_work(struct case_ctx *ctx)
                lc_health(private_runtime_rest_addr(rt), NULL, 0) == 200)
             lc_pump(&stubborn, NULL, 50);
         const char *argv[] = {"sh", "-c", "echo started", NULL};
-        struct proc_spec spec = {.argv = argv, .timeout_ms = 5000};
-        struct proc_result res;
-        proc_execute(ctx, &spec, &res);
+        struct rpc_spec spec = {.argv = argv, .timeout_ms = 5000};
+        struct rpc_result res;
+        rpc_execute(ctx, &spec, &res);
         CASE_CHECK(ctx, res.code == LC_GRPC_UNAVAILABLE || res.code == -1,
                    "Execute refused with UNAVAILABLE once shutdown began",
                    "status %d, exit_code %d, stdout %.*s", res.code, (int)res.exit_code,
@@ -202,13 +202,13 @@ static void refuse_new_work(struct case_ctx *ctx)
         if (res.code == -1)
             case_note(ctx, "Execute failed at the transport level (connection refused new "
                            "streams)");
-        proc_result_free(&res);
-        struct proc_stream *s = proc_start(ctx, &spec, NULL);
-        struct proc_event ev = {0};
+        rpc_result_free(&res);
+        struct rpc_stream *s = rpc_start(ctx, &spec, NULL);
+        struct rpc_event ev = {0};
         bool got_init = false;
         int code = -2;
         for (int i = 0; s && i < 50; i++) {
-            if (proc_next(s, 5000, &ev) != 0 && ev.kind == PEV_TIMEOUT) break;
+            if (rpc_next(s, 5000, &ev) != 0 && ev.kind == PEV_TIMEOUT) break;
             if (ev.kind == PEV_INIT) {
                 got_init = true;
                 case_untrack_process(ctx, ev.process_id);
@@ -221,7 +221,7 @@ static void refuse_new_work(struct case_ctx *ctx)
         CASE_CHECK(ctx, !got_init && (code == LC_GRPC_UNAVAILABLE || code == -1),
                    "Start refused with UNAVAILABLE and no InitEvent once shutdown began",
                    "%s, final status %d", got_init ? "an InitEvent arrived" : "no InitEvent", code);
-        proc_stream_free(s);
+        rpc_stream_free(s);
     }
     if (stubborn.have_init) case_untrack_process(ctx, stubborn.pid);
     case_use_shared_runtime(ctx);

@@ -52,9 +52,9 @@ static json_t *get_env(struct case_ctx *ctx, json_t **body)
 /* The runtime's own environment as its processes see it ("NAME=value\n"...). */
 static char *runtime_env(struct case_ctx *ctx)
 {
-    struct proc_result r;
+    struct rpc_result r;
     if (!pu_sh_ok(ctx, "env", "Execute env", &r)) {
-        proc_result_free(&r);
+        rpc_result_free(&r);
         return NULL;
     }
     char *out = malloc(r.out_len + 2);
@@ -63,7 +63,7 @@ static char *runtime_env(struct case_ctx *ctx)
         memcpy(out + 1, r.out, r.out_len);
         out[r.out_len + 1] = '\0';
     }
-    proc_result_free(&r);
+    rpc_result_free(&r);
     return out;
 }
 

@@ -29,9 +29,9 @@ static bool runs_in(struct case_ctx *ctx, const char *cwd, const char *marker_re
 {
     char script[1024];
     snprintf(script, sizeof script, "cat '%s'", marker_rel);
-    struct proc_spec spec = {.argv = PU_ARGV("sh", "-c", script), .cwd = cwd};
-    struct proc_result r;
-    proc_execute(ctx, &spec, &r);
+    struct rpc_spec spec = {.argv = PU_ARGV("sh", "-c", script), .cwd = cwd};
+    struct rpc_result r;
+    rpc_execute(ctx, &spec, &r);
     bool ok = r.code == SBX_GRPC_OK && r.exit_code == 0 && r.out_len == strlen(content) &&
               memcmp(r.out, content, r.out_len) == 0;
     if (!ok) {
@@ -44,7 +44,7 @@ static bool runs_in(struct case_ctx *ctx, const char *cwd, const char *marker_re
                       cwd ? cwd : "absent", cwd ? "\"" : "", script, (int)r.exit_code, e ? e : "?");
         free(e);
     }
-    proc_result_free(&r);
+    rpc_result_free(&r);
     return ok;
 }
 
@@ -87,7 +87,7 @@ static void cwd_relative(struct case_ctx *ctx)
 
     /* Start resolves cwd the same way. */
     snprintf(cwd, sizeof cwd, "%s/n1/n2/n3", d);
-    struct proc_spec sspec = {.argv = PU_ARGV("cat", "m"), .cwd = cwd};
+    struct rpc_spec sspec = {.argv = PU_ARGV("cat", "m"), .cwd = cwd};
     struct pu_stream ps = {.label = "Start of `cat m` in a nested relative cwd"};
     if (pu_start(ctx, &ps, &sspec, NULL, 10000) && pu_finish(&ps, 10000))
         CASE_CHECK(ctx,
@@ -100,9 +100,9 @@ static void cwd_relative(struct case_ctx *ctx)
 
     /* The process's own view: pwd ends with the case directory. */
     snprintf(cwd, sizeof cwd, "%s/n1/n2/n3", d);
-    struct proc_spec spec = {.argv = PU_ARGV("sh", "-c", "pwd -P"), .cwd = cwd};
-    struct proc_result r;
-    proc_execute(ctx, &spec, &r);
+    struct rpc_spec spec = {.argv = PU_ARGV("sh", "-c", "pwd -P"), .cwd = cwd};
+    struct rpc_result r;
+    rpc_execute(ctx, &spec, &r);
     if (r.code == SBX_GRPC_OK && r.exit_code == 0) {
         char suffix[1100];
         snprintf(suffix, sizeof suffix, "/%s/n1/n2/n3\n", d);
@@ -114,7 +114,7 @@ static void cwd_relative(struct case_ctx *ctx)
         case_fail(ctx, "pwd in a nested cwd to succeed", "status %d, exit %d", r.code,
                   (int)r.exit_code);
     }
-    proc_result_free(&r);
+    rpc_result_free(&r);
 }
 SBX_CASE(cwd_relative, .id = "P4-002",
          .title = "A relative cwd is resolved beneath the root (nested, ./, trailing /, inner ..)",
@@ -132,14 +132,14 @@ static void expect_denied(struct case_ctx *ctx, const char *cwd, const char *mar
 {
     char script[1200];
     snprintf(script, sizeof script, "echo ran >> '%s'", marker_abs);
-    struct proc_spec spec = {.argv = PU_ARGV("sh", "-c", script), .cwd = cwd};
-    struct proc_result r;
-    proc_execute(ctx, &spec, &r);
+    struct rpc_spec spec = {.argv = PU_ARGV("sh", "-c", script), .cwd = cwd};
+    struct rpc_result r;
+    rpc_execute(ctx, &spec, &r);
     CASE_CHECK(ctx, r.code == SBX_GRPC_PERMISSION_DENIED,
                "PERMISSION_DENIED (7) for a cwd outside the root", "cwd \"%s\": status %d (%s)%s",
                cwd, r.code, r.message ? r.message : "",
                r.code == SBX_GRPC_OK ? ", the process ran" : "");
-    proc_result_free(&r);
+    rpc_result_free(&r);
     int ex = pu_exists(ctx, marker_rel);
     CASE_CHECK(ctx, ex == 0, "no process started for a cwd outside the root",
                "cwd \"%s\": the command's marker file %s", cwd,
@@ -249,12 +249,12 @@ static void cwd_missing(struct case_ctx *ctx)
     static const char *const tails[] = {"does-not-exist", "no/such/nested/dir"};
     for (size_t i = 0; i < 2; i++) {
         snprintf(cwd, sizeof cwd, "%s/%s", case_dir(ctx), tails[i]);
-        struct proc_spec spec = {.argv = PU_ARGV("true"), .cwd = cwd};
-        struct proc_result r;
-        proc_execute(ctx, &spec, &r);
+        struct rpc_spec spec = {.argv = PU_ARGV("true"), .cwd = cwd};
+        struct rpc_result r;
+        rpc_execute(ctx, &spec, &r);
         CASE_CHECK(ctx, r.code == SBX_GRPC_NOT_FOUND, "NOT_FOUND (5) for a cwd that does not exist",
                    "cwd \"%s\": status %d (%s)", cwd, r.code, r.message ? r.message : "");
-        proc_result_free(&r);
+        rpc_result_free(&r);
     }
 }
 SBX_CASE(cwd_missing, .id = "P4-006", .title = "A cwd that does not exist fails with NOT_FOUND",
@@ -272,15 +272,15 @@ static void cwd_not_directory(struct case_ctx *ctx)
     static const char *const tails[] = {"plain.txt", "plain.txt/"};
     for (size_t i = 0; i < 2; i++) {
         snprintf(cwd, sizeof cwd, "%s/%s", case_dir(ctx), tails[i]);
-        struct proc_spec spec = {.argv = PU_ARGV("sh", "-c", script), .cwd = cwd};
-        struct proc_result r;
-        proc_execute(ctx, &spec, &r);
+        struct rpc_spec spec = {.argv = PU_ARGV("sh", "-c", script), .cwd = cwd};
+        struct rpc_result r;
+        rpc_execute(ctx, &spec, &r);
         /* Any code: which one is not fixed by the contract. */
         CASE_CHECK(ctx, r.code > 0, "an error status for a cwd that is a regular file",
                    "cwd \"%s\": status %d (%s)%s", cwd, r.code, r.message ? r.message : "",
                    r.code == SBX_GRPC_OK ? ": the process ran" : "");
         if (r.code > 0) case_note(ctx, "cwd \"%s\": status %d", cwd, r.code);
-        proc_result_free(&r);
+        rpc_result_free(&r);
     }
     CASE_CHECK(ctx, pu_exists(ctx, "notdir-marker") == 0,
                "no process started for a cwd that is a regular file",
@@ -298,10 +298,10 @@ SBX_CASE(cwd_not_directory, .id = "P4-007",
 /* A Start that must be refused with `want` and must not run its command
  * (which appends to marker_rel). An InitEvent before the refusal is P8's
  * (SHOULD) business, noted here; a stream that runs the process fails. */
-static void start_refused(struct case_ctx *ctx, const struct proc_spec *spec, int want,
+static void start_refused(struct case_ctx *ctx, const struct rpc_spec *spec, int want,
                           const char *expected)
 {
-    struct proc_stream *s = proc_start(ctx, spec, NULL);
+    struct rpc_stream *s = rpc_start(ctx, spec, NULL);
     if (!s) {
         case_error(ctx, "out of memory");
         return;
@@ -312,8 +312,8 @@ static void start_refused(struct case_ctx *ctx, const struct proc_spec *spec, in
     for (int i = 0; i < 10000 && !concluded; i++) {
         uint64_t now = case_now_ms();
         if (now >= end) break;
-        struct proc_event ev;
-        proc_next(s, (unsigned)(end - now), &ev);
+        struct rpc_event ev;
+        rpc_next(s, (unsigned)(end - now), &ev);
         /* The commands end at once if they run: no signal is needed (and an
          * id from a refused start may name nothing of this case's). */
         if (ev.kind == PEV_INIT) {
@@ -335,7 +335,7 @@ static void start_refused(struct case_ctx *ctx, const struct proc_spec *spec, in
     if (!concluded)
         case_fail(ctx, expected, "cwd \"%s\": the call did not end within 10 s%s", cwd,
                   init ? " (an InitEvent came: the process runs)" : "");
-    proc_stream_free(s);
+    rpc_stream_free(s);
 }
 
 static void start_cwd_confined(struct case_ctx *ctx)
@@ -353,13 +353,13 @@ static void start_cwd_confined(struct case_ctx *ctx)
     const char *denied = "Start with a cwd outside the root: PERMISSION_DENIED (7)";
     static const char *const plain[] = {"..", "./../.."};
     for (size_t i = 0; i < 2; i++) {
-        struct proc_spec spec = {.argv = PU_ARGV("sh", "-c", script), .cwd = plain[i]};
+        struct rpc_spec spec = {.argv = PU_ARGV("sh", "-c", script), .cwd = plain[i]};
         start_refused(ctx, &spec, SBX_GRPC_PERMISSION_DENIED, denied);
     }
     static const char *const links[] = {"esc-abs", "esc-abs/tmp", "d/esc-up"};
     for (size_t i = 0; i < 4; i++) {
         snprintf(cwd, sizeof cwd, "%s/%s", case_dir(ctx), i == 0 ? up : links[i - 1]);
-        struct proc_spec spec = {.argv = PU_ARGV("sh", "-c", script), .cwd = cwd};
+        struct rpc_spec spec = {.argv = PU_ARGV("sh", "-c", script), .cwd = cwd};
         start_refused(ctx, &spec, SBX_GRPC_PERMISSION_DENIED, denied);
     }
     int ex = pu_exists(ctx, "start-escape-marker");
@@ -367,10 +367,10 @@ static void start_cwd_confined(struct case_ctx *ctx)
                "the command's marker file %s", ex == 1 ? "was created" : "could not be checked");
 
     /* P5 holds for Start as for Execute. */
-    struct proc_spec empty = {.argv = PU_ARGV(NULL), .cwd = case_dir(ctx)};
+    struct rpc_spec empty = {.argv = PU_ARGV(NULL), .cwd = case_dir(ctx)};
     start_refused(ctx, &empty, SBX_GRPC_INVALID_ARGUMENT,
                   "Start with an empty command: INVALID_ARGUMENT (3)");
-    struct proc_spec none = {.argv = NULL};
+    struct rpc_spec none = {.argv = NULL};
     start_refused(ctx, &none, SBX_GRPC_INVALID_ARGUMENT,
                   "Start without config: INVALID_ARGUMENT (3)");
     free(marker);

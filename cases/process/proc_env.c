@@ -74,23 +74,23 @@ static void check_inherited(struct case_ctx *ctx, const char *base, const char *
 
 static void env_merged(struct case_ctx *ctx)
 {
-    struct proc_result base;
+    struct rpc_result base;
     if (!pu_sh_ok(ctx, "env", "Execute `env` without env_vars (the daemon's environment)", &base)) {
-        proc_result_free(&base);
+        rpc_result_free(&base);
         return;
     }
     const char *argv[] = {
         "sh", "-c",
         "echo \"ADDED=${SBX_P3_ADDED-unset}\"; echo \"EMPTY=${SBX_P3_EMPTY-unset}\"; env", NULL};
     const char *env[] = {"SBX_P3_ADDED=a=b c", "SBX_P3_EMPTY=", NULL};
-    struct proc_spec spec = {.argv = argv, .env = env, .cwd = case_dir(ctx)};
-    struct proc_result r;
-    proc_execute(ctx, &spec, &r);
+    struct rpc_spec spec = {.argv = argv, .env = env, .cwd = case_dir(ctx)};
+    struct rpc_result r;
+    rpc_execute(ctx, &spec, &r);
     if (!CASE_CHECK(ctx, r.code == SBX_GRPC_OK && r.exit_code == 0, "status OK and exit_code 0",
                     "status %d (%s), exit_code %d", r.code, r.message ? r.message : "",
                     (int)r.exit_code)) {
-        proc_result_free(&r);
-        proc_result_free(&base);
+        rpc_result_free(&r);
+        rpc_result_free(&base);
         return;
     }
     const char *out = (const char *)r.out;
@@ -116,13 +116,13 @@ static void env_merged(struct case_ctx *ctx)
     }
     free(added);
     free(empty);
-    proc_result_free(&r);
-    proc_result_free(&base);
+    rpc_result_free(&r);
+    rpc_result_free(&base);
 
     /* Start merges env_vars the same way. */
     const char *sargv[] = {"sh", "-c",
                            "printf '%s|%s' \"${SBX_P3_ADDED-unset}\" \"${PATH:+path-set}\"", NULL};
-    struct proc_spec sspec = {.argv = sargv, .env = env, .cwd = case_dir(ctx)};
+    struct rpc_spec sspec = {.argv = sargv, .env = env, .cwd = case_dir(ctx)};
     struct pu_stream ps = {.label = "Start printing SBX_P3_ADDED and whether PATH is set"};
     if (pu_start(ctx, &ps, &sspec, NULL, 10000) && pu_finish(&ps, 10000)) {
         /* Without a PATH in the environment a shell may still have its own. */
@@ -147,9 +147,9 @@ SBX_CASE(env_merged, .id = "P3-001",
 
 static void env_override(struct case_ctx *ctx)
 {
-    struct proc_result r;
+    struct rpc_result r;
     if (!pu_sh_ok(ctx, "printf %s \"$PATH\"", "Execute printing the daemon's PATH", &r)) {
-        proc_result_free(&r);
+        rpc_result_free(&r);
         return;
     }
     /* With no PATH to extend, overriding it could hide `sh` from the lookup
@@ -162,7 +162,7 @@ static void env_override(struct case_ctx *ctx)
     } else {
         case_note(ctx, "the daemon's environment has no PATH; only HOME is overridden");
     }
-    proc_result_free(&r);
+    rpc_result_free(&r);
 
     char planted_over[512] = "";
     char planted_name[256] = "";
@@ -184,8 +184,8 @@ static void env_override(struct case_ctx *ctx)
              "printf 'PLANTED=%%s\\n' \"${%s-unset}\"",
              planted_name[0] ? planted_name : "SBX_P3_NOT_PLANTED");
     const char *argv[] = {"sh", "-c", script, NULL};
-    struct proc_spec spec = {.argv = argv, .env = env, .cwd = case_dir(ctx)};
-    proc_execute(ctx, &spec, &r);
+    struct rpc_spec spec = {.argv = argv, .env = env, .cwd = case_dir(ctx)};
+    rpc_execute(ctx, &spec, &r);
     if (CASE_CHECK(ctx, r.code == SBX_GRPC_OK && r.exit_code == 0, "status OK and exit_code 0",
                    "status %d (%s), exit_code %d", r.code, r.message ? r.message : "",
                    (int)r.exit_code)) {
@@ -208,12 +208,12 @@ static void env_override(struct case_ctx *ctx)
         free(path);
         free(home);
     }
-    proc_result_free(&r);
+    rpc_result_free(&r);
 
     /* Start merges the same way: the request's HOME wins there too. */
-    struct proc_spec sspec = {.argv = PU_ARGV("sh", "-c", "printf '%s' \"${HOME-unset}\""),
-                              .env = env,
-                              .cwd = case_dir(ctx)};
+    struct rpc_spec sspec = {.argv = PU_ARGV("sh", "-c", "printf '%s' \"${HOME-unset}\""),
+                             .env = env,
+                             .cwd = case_dir(ctx)};
     struct pu_stream ps = {.label = "Start printing HOME"};
     if (pu_start(ctx, &ps, &sspec, NULL, 10000) && pu_finish(&ps, 10000))
         CASE_CHECK(ctx, ps.out_len == 12 && memcmp(ps.out, "/sbx-p3-home", 12) == 0,

@@ -5,25 +5,25 @@
 
 #include "common/proc_util.h"
 
-static void exec_expect_code(struct case_ctx *ctx, const struct proc_spec *spec, int want,
+static void exec_expect_code(struct case_ctx *ctx, const struct rpc_spec *spec, int want,
                              const char *expected)
 {
-    struct proc_result r;
-    proc_execute(ctx, spec, &r);
+    struct rpc_result r;
+    rpc_execute(ctx, spec, &r);
     if (r.code == SBX_GRPC_OK)
         case_fail(ctx, expected, "status OK, exit_code %d (a process was run)", (int)r.exit_code);
     else
         CASE_CHECK(ctx, r.code == want, expected, "status %d (%s)", r.code,
                    r.message ? r.message : "");
-    proc_result_free(&r);
+    rpc_result_free(&r);
 }
 
 static void exec_empty_command(struct case_ctx *ctx)
 {
-    struct proc_spec spec = {.argv = PU_ARGV(NULL)};
+    struct rpc_spec spec = {.argv = PU_ARGV(NULL)};
     exec_expect_code(ctx, &spec, SBX_GRPC_INVALID_ARGUMENT,
                      "INVALID_ARGUMENT (3) for an empty command");
-    struct proc_spec spec2 = {.argv = PU_ARGV(NULL), .cwd = case_dir(ctx)};
+    struct rpc_spec spec2 = {.argv = PU_ARGV(NULL), .cwd = case_dir(ctx)};
     exec_expect_code(ctx, &spec2, SBX_GRPC_INVALID_ARGUMENT,
                      "INVALID_ARGUMENT (3) for an empty command (with a cwd)");
 }
@@ -36,7 +36,7 @@ SBX_CASE(exec_empty_command, .id = "P5-001",
 
 static void exec_missing_config(struct case_ctx *ctx)
 {
-    struct proc_spec spec = {.argv = NULL};
+    struct rpc_spec spec = {.argv = NULL};
     exec_expect_code(ctx, &spec, SBX_GRPC_INVALID_ARGUMENT,
                      "INVALID_ARGUMENT (3) for a request without config");
 }
@@ -48,13 +48,12 @@ SBX_CASE(exec_missing_config, .id = "P5-002",
 
 static void exec_command_not_found(struct case_ctx *ctx)
 {
-    struct proc_spec spec = {.argv = PU_ARGV("sbx-no-such-command-p6", "arg"),
-                             .cwd = case_dir(ctx)};
+    struct rpc_spec spec = {.argv = PU_ARGV("sbx-no-such-command-p6", "arg"), .cwd = case_dir(ctx)};
     exec_expect_code(ctx, &spec, SBX_GRPC_NOT_FOUND,
                      "NOT_FOUND (5) for a command not in PATH (not exit 127)");
     char *abs = pu_case_abs(ctx, "no-such-binary");
     if (!abs) return;
-    struct proc_spec spec2 = {.argv = PU_ARGV(abs), .cwd = case_dir(ctx)};
+    struct rpc_spec spec2 = {.argv = PU_ARGV(abs), .cwd = case_dir(ctx)};
     exec_expect_code(ctx, &spec2, SBX_GRPC_NOT_FOUND,
                      "NOT_FOUND (5) for an absolute command path that is absent");
     free(abs);
@@ -74,9 +73,9 @@ static void exec_not_executable(struct case_ctx *ctx)
         return;
     char *abs = pu_case_abs(ctx, "noexec.sh");
     if (!abs) return;
-    struct proc_spec spec = {.argv = PU_ARGV(abs), .cwd = case_dir(ctx)};
-    struct proc_result r;
-    proc_execute(ctx, &spec, &r);
+    struct rpc_spec spec = {.argv = PU_ARGV(abs), .cwd = case_dir(ctx)};
+    struct rpc_result r;
+    rpc_execute(ctx, &spec, &r);
     if (r.code == SBX_GRPC_OK)
         case_fail(ctx, "PERMISSION_DENIED (7) for a file without execute permission",
                   "status OK with exit_code %d%s", (int)r.exit_code,
@@ -85,7 +84,7 @@ static void exec_not_executable(struct case_ctx *ctx)
         CASE_CHECK(ctx, r.code == SBX_GRPC_PERMISSION_DENIED,
                    "PERMISSION_DENIED (7) for a file without execute permission", "status %d (%s)",
                    r.code, r.message ? r.message : "");
-    proc_result_free(&r);
+    rpc_result_free(&r);
     CASE_CHECK(ctx, pu_exists(ctx, "ran-marker") == 0, "the non-executable script not run",
                "its marker file exists");
     free(abs);
@@ -97,10 +96,10 @@ SBX_CASE(exec_not_executable, .id = "P6-002",
          .how = "writes a script with mode 0644 and runs it by absolute path");
 
 /* Start must fail with the code and never send an InitEvent. */
-static void start_expect_failure(struct case_ctx *ctx, const struct proc_spec *spec, int want,
+static void start_expect_failure(struct case_ctx *ctx, const struct rpc_spec *spec, int want,
                                  const char *expected)
 {
-    struct proc_stream *s = proc_start(ctx, spec, NULL);
+    struct rpc_stream *s = rpc_start(ctx, spec, NULL);
     if (!s) {
         case_error(ctx, "out of memory");
         return;
@@ -114,11 +113,11 @@ static void start_expect_failure(struct case_ctx *ctx, const struct proc_spec *s
                       init ? " (an InitEvent came)" : "");
             break;
         }
-        struct proc_event ev;
-        proc_next(s, (unsigned)(end - now), &ev);
+        struct rpc_event ev;
+        rpc_next(s, (unsigned)(end - now), &ev);
         if (ev.kind == PEV_INIT) {
             init = true;
-            proc_signal(ctx, ev.process_id, PU_SIGKILL);
+            rpc_signal(ctx, ev.process_id, PU_SIGKILL);
         } else if (ev.kind == PEV_END || ev.kind == PEV_ERROR) {
             if (init)
                 case_fail(ctx, expected, "an InitEvent, then status %d (%s)", ev.code,
@@ -129,7 +128,7 @@ static void start_expect_failure(struct case_ctx *ctx, const struct proc_spec *s
             break;
         }
     }
-    proc_stream_free(s);
+    rpc_stream_free(s);
 }
 
 static void start_failures(struct case_ctx *ctx)
@@ -138,24 +137,24 @@ static void start_failures(struct case_ctx *ctx)
     if (!marker) return;
     char script[1200];
     snprintf(script, sizeof script, "echo ran >> '%s'", marker);
-    struct proc_spec esc = {.argv = PU_ARGV("sh", "-c", script), .cwd = ".."};
+    struct rpc_spec esc = {.argv = PU_ARGV("sh", "-c", script), .cwd = ".."};
     start_expect_failure(ctx, &esc, SBX_GRPC_PERMISSION_DENIED,
                          "Start with cwd \"..\": PERMISSION_DENIED, no InitEvent");
     CASE_CHECK(ctx, pu_exists(ctx, "start-marker") == 0, "no process started for cwd \"..\"",
                "the command's marker file exists");
 
-    struct proc_spec empty = {.argv = PU_ARGV(NULL)};
+    struct rpc_spec empty = {.argv = PU_ARGV(NULL)};
     start_expect_failure(ctx, &empty, SBX_GRPC_INVALID_ARGUMENT,
                          "Start with an empty command: INVALID_ARGUMENT, no InitEvent");
-    struct proc_spec none = {.argv = NULL};
+    struct rpc_spec none = {.argv = NULL};
     start_expect_failure(ctx, &none, SBX_GRPC_INVALID_ARGUMENT,
                          "Start without config: INVALID_ARGUMENT, no InitEvent");
-    struct proc_spec nf = {.argv = PU_ARGV("sbx-no-such-command-p8"), .cwd = case_dir(ctx)};
+    struct rpc_spec nf = {.argv = PU_ARGV("sbx-no-such-command-p8"), .cwd = case_dir(ctx)};
     start_expect_failure(ctx, &nf, SBX_GRPC_NOT_FOUND,
                          "Start of a missing command: NOT_FOUND, no InitEvent");
     char cwd[1024];
     snprintf(cwd, sizeof cwd, "%s/does-not-exist", case_dir(ctx));
-    struct proc_spec nocwd = {.argv = PU_ARGV("true"), .cwd = cwd};
+    struct rpc_spec nocwd = {.argv = PU_ARGV("true"), .cwd = cwd};
     start_expect_failure(ctx, &nocwd, SBX_GRPC_NOT_FOUND,
                          "Start with a missing cwd: NOT_FOUND, no InitEvent");
     free(marker);

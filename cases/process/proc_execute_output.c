@@ -25,11 +25,11 @@ static bool check_bytes(struct case_ctx *ctx, const char *what, const uint8_t *g
 
 static void exec_stdout_stderr_apart(struct case_ctx *ctx)
 {
-    struct proc_result r;
-    proc_sh(ctx,
-            "printf 'out-1\\n'; printf 'err-1\\n' >&2; printf 'out-2 no newline'; "
-            "printf 'err-2 no newline' >&2",
-            &r);
+    struct rpc_result r;
+    rpc_sh(ctx,
+           "printf 'out-1\\n'; printf 'err-1\\n' >&2; printf 'out-2 no newline'; "
+           "printf 'err-2 no newline' >&2",
+           &r);
     if (CASE_CHECK(ctx, r.code == SBX_GRPC_OK, "status OK", "status %d (%s)", r.code,
                    r.message ? r.message : "")) {
         CASE_CHECK(ctx, r.exit_code == 0, "exit_code 0", "exit_code %d", (int)r.exit_code);
@@ -40,7 +40,7 @@ static void exec_stdout_stderr_apart(struct case_ctx *ctx)
         check_bytes(ctx, "stderr holding exactly what went to stderr", r.err, r.err_len,
                     (const uint8_t *)err, sizeof err - 1);
     }
-    proc_result_free(&r);
+    rpc_result_free(&r);
 }
 SBX_CASE(exec_stdout_stderr_apart, .id = "P1-001",
          .title = "Execute returns stdout and stderr as separate buffers", .clauses = "P1",
@@ -71,8 +71,8 @@ static void exec_binary_exact(struct case_ctx *ctx)
         return;
     }
     snprintf(script, slen, "printf '%s'; printf '%s' >&2", fo, fe);
-    struct proc_result r;
-    proc_sh(ctx, script, &r);
+    struct rpc_result r;
+    rpc_sh(ctx, script, &r);
     if (CASE_CHECK(ctx, r.code == SBX_GRPC_OK && r.exit_code == 0, "status OK and exit_code 0",
                    "status %d (%s), exit_code %d", r.code, r.message ? r.message : "",
                    (int)r.exit_code)) {
@@ -81,7 +81,7 @@ static void exec_binary_exact(struct case_ctx *ctx)
         check_bytes(ctx, "stderr: 256 byte values reversed plus invalid UTF-8, byte-exact", r.err,
                     r.err_len, rev, sizeof rev);
     }
-    proc_result_free(&r);
+    rpc_result_free(&r);
     free(fo);
     free(fe);
     free(script);
@@ -112,14 +112,14 @@ static void exec_large_output(struct case_ctx *ctx)
     size_t out_len = 0, err_len = 0;
     char *out = seq_text(nout, &out_len);
     char *err = seq_text(nerr, &err_len);
-    struct proc_result r = {0};
+    struct rpc_result r = {0};
     if (!out || !err) {
         case_error(ctx, "out of memory");
         goto done;
     }
     char script[128];
     snprintf(script, sizeof script, "seq 1 %lu && seq 1 %lu >&2", nout, nerr);
-    proc_sh(ctx, script, &r);
+    rpc_sh(ctx, script, &r);
     if (r.code == SBX_GRPC_OK && r.exit_code == 127) {
         case_skip(ctx, "the runtime has no `seq` command");
         goto done;
@@ -133,7 +133,7 @@ static void exec_large_output(struct case_ctx *ctx)
                     r.err_len, (const uint8_t *)err, err_len);
     }
 done:
-    proc_result_free(&r);
+    rpc_result_free(&r);
     free(out);
     free(err);
 }
@@ -147,11 +147,11 @@ SBX_CASE(exec_large_output, .id = "P1-003",
 
 static void exec_stdin_empty(struct case_ctx *ctx)
 {
-    struct proc_result r;
-    struct proc_spec spec = {.argv = PU_ARGV("sh", "-c", "cat; echo cat-ended:$?"),
-                             .cwd = case_dir(ctx),
-                             .timeout_ms = 8000};
-    proc_execute(ctx, &spec, &r);
+    struct rpc_result r;
+    struct rpc_spec spec = {.argv = PU_ARGV("sh", "-c", "cat; echo cat-ended:$?"),
+                            .cwd = case_dir(ctx),
+                            .timeout_ms = 8000};
+    rpc_execute(ctx, &spec, &r);
     if (CASE_CHECK(
             ctx, r.code == SBX_GRPC_OK, "Execute of `cat` to end (stdin empty) with status OK",
             "status %d (%s)%s", r.code, r.message ? r.message : "",
@@ -161,7 +161,7 @@ static void exec_stdin_empty(struct case_ctx *ctx)
         check_bytes(ctx, "cat reading an empty stdin: no input, then end of file", r.out, r.out_len,
                     (const uint8_t *)want, sizeof want - 1);
     }
-    proc_result_free(&r);
+    rpc_result_free(&r);
 }
 SBX_CASE(exec_stdin_empty, .id = "P1-004", .title = "Execute gives the process an empty stdin",
          .clauses = "P1", .level = LEVEL_SHOULD, .tags = "process", .timeout_s = 20,
@@ -175,13 +175,13 @@ static void exec_exit_codes(struct case_ctx *ctx)
     for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++) {
         char script[64];
         snprintf(script, sizeof script, "exit %d", codes[i]);
-        struct proc_result r;
-        proc_sh(ctx, script, &r);
+        struct rpc_result r;
+        rpc_sh(ctx, script, &r);
         if (CASE_CHECK(ctx, r.code == SBX_GRPC_OK, "status OK for a process that exits",
                        "status %d (%s) for exit %d", r.code, r.message ? r.message : "", codes[i]))
             CASE_CHECK(ctx, r.exit_code == codes[i], "exit_code as the process exited",
                        "exit_code %d for `exit %d`", (int)r.exit_code, codes[i]);
-        proc_result_free(&r);
+        rpc_result_free(&r);
     }
 }
 SBX_CASE(exec_exit_codes, .id = "P2-001",
@@ -198,7 +198,7 @@ static void start_exit_codes(struct case_ctx *ctx)
     for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++) {
         char script[64];
         snprintf(script, sizeof script, "exit %d", codes[i]);
-        struct proc_spec spec = {.argv = PU_ARGV("sh", "-c", script), .cwd = case_dir(ctx)};
+        struct rpc_spec spec = {.argv = PU_ARGV("sh", "-c", script), .cwd = case_dir(ctx)};
         struct pu_stream ps = {.label = script};
         if (pu_start(ctx, &ps, &spec, NULL, 10000) && pu_finish(&ps, 10000))
             CASE_CHECK(ctx, ps.exit_code == codes[i], "ExitEvent exit_code as the process exited",

@@ -32,10 +32,10 @@ static void check_ids(struct case_ctx *ctx, const char *out, const char *who)
 
 static void pgid_execute(struct case_ctx *ctx)
 {
-    struct proc_result r;
+    struct rpc_result r;
     if (pu_sh_ok(ctx, IDS_SCRIPT, "Execute reading /proc/$$/stat", &r))
         check_ids(ctx, (const char *)r.out, "Execute");
-    proc_result_free(&r);
+    rpc_result_free(&r);
 }
 SBX_CASE(pgid_execute, .id = "P16-001", .title = "An Execute process runs in its own process group",
          .clauses = "P16", .level = LEVEL_MUST, .tags = "process", .needs = NEEDS_PROCFS,
@@ -44,7 +44,7 @@ SBX_CASE(pgid_execute, .id = "P16-001", .title = "An Execute process runs in its
 
 static void pgid_start(struct case_ctx *ctx)
 {
-    struct proc_spec spec = {.argv = PU_ARGV("sh", "-c", IDS_SCRIPT), .cwd = case_dir(ctx)};
+    struct rpc_spec spec = {.argv = PU_ARGV("sh", "-c", IDS_SCRIPT), .cwd = case_dir(ctx)};
     struct pu_stream ps = {.label = "Start reading /proc/$$/stat"};
     if (pu_start(ctx, &ps, &spec, NULL, 10000) && pu_finish(&ps, 10000))
         check_ids(ctx, ps.out ? (const char *)ps.out : "", "Start");
@@ -59,14 +59,14 @@ SBX_CASE(pgid_start, .id = "P16-002", .title = "A Start process runs in its own 
 
 static void cancel_start(struct case_ctx *ctx)
 {
-    struct proc_spec spec = {
+    struct rpc_spec spec = {
         .argv = PU_ARGV("sh", "-c",
                         "sleep 60 & echo $! > procs.pid; echo $$ >> procs.pid; echo ready; wait"),
         .cwd = case_dir(ctx)};
     struct pu_stream ps = {.label = "a shell and a background sleep"};
     if (pu_start(ctx, &ps, &spec, NULL, 10000) &&
         pu_wait_output(&ps, false, "ready", 8000, "the process's ready line")) {
-        proc_cancel(ps.s);
+        rpc_cancel(ps.s);
         ps.ended = true; /* cancelled: nothing more to read */
         int gone = pu_wait_pids_gone(ctx, "procs.pid", 6000);
         /* Gone: its id is no longer the runner's to kill (it may be reused). */
@@ -88,16 +88,16 @@ SBX_CASE(cancel_start, .id = "P17-001",
 static void cancel_execute(struct case_ctx *ctx)
 {
     const char *why = NULL;
-    struct sbx_grpc_conn *c = proc_conn(ctx, &why);
+    struct sbx_grpc_conn *c = rpc_conn(ctx, &why);
     if (!c) {
         case_fail(ctx, "a gRPC connection", "%s", why ? why : "failed");
         return;
     }
-    struct proc_spec spec = {
+    struct rpc_spec spec = {
         .argv = PU_ARGV("sh", "-c", "sleep 60 & echo $! > procs.pid; echo $$ >> procs.pid; wait"),
         .cwd = case_dir(ctx)};
     size_t len = 0;
-    uint8_t *req = proc_pack_execute(&spec, &len);
+    uint8_t *req = rpc_pack_execute(&spec, &len);
     char err[200] = "";
     /* No deadline: the client gives up by itself, once the process runs. */
     struct sbx_grpc_call_opts o = {.wait_ms = 60000};
@@ -161,14 +161,14 @@ static void cross_surface(struct case_ctx *ctx)
         return;
     }
     http_response_free(&resp);
-    struct proc_result r;
-    proc_sh(ctx, "cat from-rest/data.bin", &r);
+    struct rpc_result r;
+    rpc_sh(ctx, "cat from-rest/data.bin", &r);
     if (CASE_CHECK(ctx, r.code == SBX_GRPC_OK && r.exit_code == 0,
                    "a process reading the file written through REST", "status %d, exit %d", r.code,
                    (int)r.exit_code))
         CASE_CHECK(ctx, r.out_len == sizeof data && memcmp(r.out, data, sizeof data) == 0,
                    "the same bytes at the same relative path", "%zu bytes differing", r.out_len);
-    proc_result_free(&r);
+    rpc_result_free(&r);
 
     char token[64], script[256];
     snprintf(token, sizeof token, "written-by-process-%016llx\n",
@@ -200,14 +200,14 @@ static void parallel_execute(struct case_ctx *ctx)
 {
     enum { N = 8 };
     const char *why = NULL;
-    struct sbx_grpc_conn *c = proc_conn(ctx, &why);
+    struct sbx_grpc_conn *c = rpc_conn(ctx, &why);
     if (!c) {
         case_fail(ctx, "a gRPC connection", "%s", why ? why : "failed");
         return;
     }
-    struct proc_spec spec = {.argv = PU_ARGV("sleep", "1"), .cwd = case_dir(ctx)};
+    struct rpc_spec spec = {.argv = PU_ARGV("sleep", "1"), .cwd = case_dir(ctx)};
     size_t len = 0;
-    uint8_t *req = proc_pack_execute(&spec, &len);
+    uint8_t *req = rpc_pack_execute(&spec, &len);
     struct sbx_grpc_call *calls[N] = {0};
     struct sbx_grpc_call_opts o = {.wait_ms = 20000};
     case_request(ctx, "8 concurrent Execute {command: [\"sleep\", \"1\"]} on one connection");

@@ -13,10 +13,10 @@ static const char *sig_name(int s)
 
 static void signal_ends(struct case_ctx *ctx, int sig)
 {
-    struct proc_spec spec = {.argv = PU_ARGV("sleep", "30"), .cwd = case_dir(ctx)};
+    struct rpc_spec spec = {.argv = PU_ARGV("sleep", "30"), .cwd = case_dir(ctx)};
     struct pu_stream ps = {.label = "sleep 30"};
     if (pu_start(ctx, &ps, &spec, NULL, 10000)) {
-        int c = proc_signal(ctx, ps.pid, sig);
+        int c = rpc_signal(ctx, ps.pid, sig);
         if (CASE_CHECK(ctx, c == 0, "SendSignal accepted", "%s: status %d", sig_name(sig), c) &&
             pu_finish(&ps, 8000)) {
             CASE_CHECK(ctx, ps.exit_code != 0, "a non-zero exit code after a signal death",
@@ -80,14 +80,14 @@ static void signal_group(struct case_ctx *ctx, int sig)
               "while :; do sleep 1; done"
             : "sh -c 'trap \"echo term > gc.term\" TERM; echo $$ > gc.pid; "
               "while :; do sleep 1; done' >/dev/null 2>&1 & sleep 60; echo leader-survived";
-    struct proc_spec spec = {.argv = PU_ARGV("sh", "-c", script), .cwd = case_dir(ctx)};
+    struct rpc_spec spec = {.argv = PU_ARGV("sh", "-c", script), .cwd = case_dir(ctx)};
     struct pu_stream ps = {.label = "a shell with a grandchild"};
     if (!pu_start(ctx, &ps, &spec, NULL, 10000)) goto done;
     if (!pu_wait_pidfile(ctx, "gc.pid", 8000)) {
         case_fail(ctx, "the grandchild to record its pid (set-up)", "no gc.pid within 8 s");
         goto done;
     }
-    int c = proc_signal(ctx, ps.pid, sig);
+    int c = rpc_signal(ctx, ps.pid, sig);
     if (!CASE_CHECK(ctx, c == 0, "SendSignal accepted", "%s: status %d", sig_name(sig), c))
         goto done;
     /* The leader's stream may wait for the grandchild's pipes; either way
@@ -95,7 +95,7 @@ static void signal_group(struct case_ctx *ctx, int sig)
     int gone = pu_wait_pids_gone(ctx, "gc.pid", 6000);
     if (gone == PU_PIDS_ALIVE) pu_kill_pidfile(ctx, "gc.pid"); /* lets the stream end */
     /* The trapping leader is ended here; SIGKILL already ended it. */
-    if (sig != PU_SIGKILL) (void)proc_signal(ctx, ps.pid, PU_SIGKILL);
+    if (sig != PU_SIGKILL) (void)rpc_signal(ctx, ps.pid, PU_SIGKILL);
     if (pu_finish(&ps, 10000))
         CASE_CHECK(ctx, ps.exit_code != 0, "a non-zero exit code after a signal death",
                    "%s: exit_code 0", sig_name(sig));
@@ -156,7 +156,7 @@ static void signal_identity(struct case_ctx *ctx)
 {
     static const int sigs[] = {PU_SIGINT, PU_SIGTERM};
     for (size_t i = 0; i < 2; i++) {
-        struct proc_spec spec = {
+        struct rpc_spec spec = {
             .argv = PU_ARGV("sh", "-c",
                             "trap 'echo got-INT; exit 70' INT; trap 'echo got-TERM; exit 71' "
                             "TERM; echo ready; i=0; while [ $i -lt 300 ]; do sleep 0.1 "
@@ -165,7 +165,7 @@ static void signal_identity(struct case_ctx *ctx)
         struct pu_stream ps = {.label = "a shell trapping INT and TERM"};
         if (pu_start(ctx, &ps, &spec, NULL, 10000) &&
             pu_wait_output(&ps, false, "ready\n", 8000, "the shell's ready line")) {
-            int c = proc_signal(ctx, ps.pid, sigs[i]);
+            int c = rpc_signal(ctx, ps.pid, sigs[i]);
             if (CASE_CHECK(ctx, c == 0, "SendSignal accepted", "%s: status %d", sig_name(sigs[i]),
                            c) &&
                 pu_finish(&ps, 10000)) {
@@ -194,18 +194,18 @@ SBX_CASE(signal_identity, .id = "P13-009",
 
 static void signal_invalid_values(struct case_ctx *ctx)
 {
-    struct proc_spec spec = {.argv = PU_ARGV("cat"), .cwd = case_dir(ctx)};
+    struct rpc_spec spec = {.argv = PU_ARGV("cat"), .cwd = case_dir(ctx)};
     struct pu_stream ps = {.label = "cat"};
     if (!pu_start(ctx, &ps, &spec, NULL, 10000)) goto done;
     static const int bad[] = {0, 1, 3, 15 + 1, 19, 99, -1};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        int c = proc_signal(ctx, ps.pid, bad[i]);
+        int c = rpc_signal(ctx, ps.pid, bad[i]);
         CASE_CHECK(ctx, c == 3,
                    "INVALID_ARGUMENT (3) for SIGNAL_UNSPECIFIED or a value outside the enum",
                    "signal %d: status %d", bad[i], c);
     }
     /* A refused request has no effect: cat still runs and echoes. */
-    int c = proc_write_stdin(ctx, ps.pid, "still-alive\n", 12);
+    int c = rpc_write_stdin(ctx, ps.pid, "still-alive\n", 12);
     if (CASE_CHECK(ctx, c == 0, "the process still running after refused signals",
                    "WriteStdin status %d", c))
         pu_wait_output(&ps, false, "still-alive\n", 5000,
@@ -229,7 +229,7 @@ static void signal_unknown_id(struct case_ctx *ctx)
     static const int32_t ids[] = {2147480002, 987654322, INT32_MIN + 9};
     for (size_t i = 0; i < 3; i++)
         for (size_t j = 0; j < 3; j++) {
-            int c = proc_signal(ctx, ids[j], sigs[i]);
+            int c = rpc_signal(ctx, ids[j], sigs[i]);
             CASE_CHECK(ctx, c == 5, "NOT_FOUND (5) for SendSignal to an unknown process_id",
                        "%s to %d: status %d", sig_name(sigs[i]), (int)ids[j], c);
         }
@@ -247,8 +247,8 @@ static void signal_death_reported(struct case_ctx *ctx)
 {
     static const char *const scripts[] = {"kill -KILL $$", "kill -TERM $$"};
     for (size_t i = 0; i < 2; i++) {
-        struct proc_result r;
-        proc_sh(ctx, scripts[i], &r);
+        struct rpc_result r;
+        rpc_sh(ctx, scripts[i], &r);
         if (CASE_CHECK(
                 ctx, r.code == SBX_GRPC_OK, "Execute of a process killed by a signal: status OK",
                 "`sh -c '%s'`: status %d (%s)", scripts[i], r.code, r.message ? r.message : ""))
@@ -257,9 +257,9 @@ static void signal_death_reported(struct case_ctx *ctx)
                        "`sh -c '%s'`: exit_code 0", scripts[i]);
         if (r.code == SBX_GRPC_OK)
             case_note(ctx, "Execute `%s`: exit_code %d", scripts[i], (int)r.exit_code);
-        proc_result_free(&r);
+        rpc_result_free(&r);
 
-        struct proc_spec spec = {.argv = PU_ARGV("sh", "-c", scripts[i]), .cwd = case_dir(ctx)};
+        struct rpc_spec spec = {.argv = PU_ARGV("sh", "-c", scripts[i]), .cwd = case_dir(ctx)};
         struct pu_stream ps = {.label = scripts[i]};
         if (pu_start(ctx, &ps, &spec, NULL, 10000) && pu_finish(&ps, 10000))
             CASE_CHECK(ctx, ps.exit_code != 0,

@@ -16,14 +16,14 @@ static void stdin_in_order(struct case_ctx *ctx)
         case_error(ctx, "out of memory");
         return;
     }
-    struct proc_spec spec = {.argv = PU_ARGV("cat"), .cwd = case_dir(ctx)};
+    struct rpc_spec spec = {.argv = PU_ARGV("cat"), .cwd = case_dir(ctx)};
     struct pu_stream ps = {.label = "cat"};
     if (pu_start(ctx, &ps, &spec, NULL, 10000)) {
         for (int i = 0; i < 300 && !case_failed(ctx); i++) {
             size_t n = 1 + (size_t)(case_rand(ctx) % 39);
             for (size_t k = 0; k < n; k++)
                 sent[total + k] = (uint8_t)case_rand(ctx);
-            int c = proc_write_stdin(ctx, ps.pid, sent + total, n);
+            int c = rpc_write_stdin(ctx, ps.pid, sent + total, n);
             CASE_CHECK(ctx, c == 0, "WriteStdin accepted", "write %d: status %d", i, c);
             total += n;
             /* Keep draining so the pipe never fills. */
@@ -33,14 +33,14 @@ static void stdin_in_order(struct case_ctx *ctx)
         for (int i = 0; i < 4 && !case_failed(ctx); i++) {
             for (size_t k = 0; k < 65536; k++)
                 sent[total + k] = (uint8_t)(k * 7 + (size_t)i);
-            int c = proc_write_stdin(ctx, ps.pid, sent + total, 65536);
+            int c = rpc_write_stdin(ctx, ps.pid, sent + total, 65536);
             CASE_CHECK(ctx, c == 0, "WriteStdin of 64 KiB accepted", "status %d", c);
             total += 65536;
             while (pu_pump(&ps, 0) != PEV_TIMEOUT && !ps.ended)
                 ;
         }
         if (!case_failed(ctx)) {
-            int c = proc_close_stdin(ctx, ps.pid);
+            int c = rpc_close_stdin(ctx, ps.pid);
             CASE_CHECK(ctx, c == 0, "WriteStdin eof accepted", "status %d", c);
         }
         if (!case_failed(ctx) && pu_finish(&ps, 15000)) {
@@ -77,12 +77,12 @@ static void stdin_bigger_than_pipe(struct case_ctx *ctx)
     }
     for (size_t k = 0; k < BIG_STDIN; k++)
         data[k] = (uint8_t)(k * 31 + 7);
-    struct proc_spec spec = {.argv = PU_ARGV("sh", "-c", "sleep 1; wc -c"), .cwd = case_dir(ctx)};
+    struct rpc_spec spec = {.argv = PU_ARGV("sh", "-c", "sleep 1; wc -c"), .cwd = case_dir(ctx)};
     struct pu_stream ps = {.label = "sh -c 'sleep 1; wc -c'"};
     if (pu_start(ctx, &ps, &spec, NULL, 10000)) {
-        int c = proc_write_stdin(ctx, ps.pid, data, BIG_STDIN);
+        int c = rpc_write_stdin(ctx, ps.pid, data, BIG_STDIN);
         CASE_CHECK(ctx, c == 0, "WriteStdin of 1 MiB accepted", "status %d", c);
-        int e = c == 0 ? proc_close_stdin(ctx, ps.pid) : -2;
+        int e = c == 0 ? rpc_close_stdin(ctx, ps.pid) : -2;
         CASE_CHECK(ctx, c != 0 || e == 0, "WriteStdin eof accepted", "status %d", e);
         if (c == 0 && e == 0 && pu_finish(&ps, 20000)) {
             long counted = -1;
@@ -111,20 +111,20 @@ SBX_CASE(stdin_bigger_than_pipe, .id = "P12-006",
 
 static void stdin_eof_ends(struct case_ctx *ctx)
 {
-    struct proc_spec spec = {.argv = PU_ARGV("sh", "-c", "cat; echo after-eof"),
-                             .cwd = case_dir(ctx)};
+    struct rpc_spec spec = {.argv = PU_ARGV("sh", "-c", "cat; echo after-eof"),
+                            .cwd = case_dir(ctx)};
     struct pu_stream ps = {.label = "sh -c 'cat; echo after-eof'"};
     if (pu_start(ctx, &ps, &spec, NULL, 10000)) {
         /* An empty input writes nothing: whatever it answers (not fixed),
          * it must not close stdin, which only eof does. */
-        int c0 = proc_write_stdin(ctx, ps.pid, "", 0);
+        int c0 = rpc_write_stdin(ctx, ps.pid, "", 0);
         if (c0 != 0) case_note(ctx, "WriteStdin with an empty input answered status %d", c0);
-        int c1 = proc_write_stdin(ctx, ps.pid, "line\n", 5);
+        int c1 = rpc_write_stdin(ctx, ps.pid, "line\n", 5);
         bool echoed =
             c1 == 0 && pu_wait_output(&ps, false, "line\n", 5000,
                                       "the line written after an empty input echoed by cat "
                                       "(stdin still open)");
-        int c2 = proc_close_stdin(ctx, ps.pid);
+        int c2 = rpc_close_stdin(ctx, ps.pid);
         CASE_CHECK(ctx, c1 == 0 && c2 == 0, "WriteStdin input and eof accepted",
                    "statuses %d and %d", c1, c2);
         if (echoed && c2 == 0 && pu_finish(&ps, 8000)) {
@@ -148,10 +148,10 @@ static void stdin_unknown_id(struct case_ctx *ctx)
 {
     static const int32_t ids[] = {2147480001, 987654321, INT32_MIN + 7};
     for (size_t i = 0; i < 3; i++) {
-        int c = proc_write_stdin(ctx, ids[i], "x", 1);
+        int c = rpc_write_stdin(ctx, ids[i], "x", 1);
         CASE_CHECK(ctx, c == 5, "NOT_FOUND (5) for WriteStdin to an unknown process_id",
                    "process_id %d: status %d", (int)ids[i], c);
-        c = proc_close_stdin(ctx, ids[i]);
+        c = rpc_close_stdin(ctx, ids[i]);
         CASE_CHECK(ctx, c == 5, "NOT_FOUND (5) for WriteStdin eof to an unknown process_id",
                    "process_id %d: status %d", (int)ids[i], c);
     }
@@ -164,10 +164,10 @@ SBX_CASE(stdin_unknown_id, .id = "P12-003",
 
 static void stdin_after_exit(struct case_ctx *ctx)
 {
-    struct proc_spec spec = {.argv = PU_ARGV("true"), .cwd = case_dir(ctx)};
+    struct rpc_spec spec = {.argv = PU_ARGV("true"), .cwd = case_dir(ctx)};
     struct pu_stream ps = {.label = "true"};
     if (pu_start(ctx, &ps, &spec, NULL, 10000) && pu_finish(&ps, 10000)) {
-        int c = proc_write_stdin(ctx, ps.pid, "x", 1);
+        int c = rpc_write_stdin(ctx, ps.pid, "x", 1);
         CASE_CHECK(ctx, c == 5,
                    "NOT_FOUND (5) for WriteStdin after the process exited and "
                    "its stream ended",
@@ -185,18 +185,18 @@ SBX_CASE(stdin_after_exit, .id = "P12-004",
 static void stdin_after_eof(struct case_ctx *ctx)
 {
     /* After eof the shell goes on running with its stdin closed. */
-    struct proc_spec spec = {.argv = PU_ARGV("sh", "-c", "cat; echo eof-seen; exec sleep 30"),
-                             .cwd = case_dir(ctx)};
+    struct rpc_spec spec = {.argv = PU_ARGV("sh", "-c", "cat; echo eof-seen; exec sleep 30"),
+                            .cwd = case_dir(ctx)};
     struct pu_stream ps = {.label = "sh -c 'cat; echo eof-seen; exec sleep 30'"};
     if (pu_start(ctx, &ps, &spec, NULL, 10000)) {
-        int c1 = proc_write_stdin(ctx, ps.pid, "before\n", 7);
-        int c2 = c1 == 0 ? proc_close_stdin(ctx, ps.pid) : -2;
+        int c1 = rpc_write_stdin(ctx, ps.pid, "before\n", 7);
+        int c2 = c1 == 0 ? rpc_close_stdin(ctx, ps.pid) : -2;
         if (CASE_CHECK(ctx, c1 == 0 && c2 == 0, "WriteStdin input and eof accepted",
                        "statuses %d and %d", c1, c2) &&
             pu_wait_output(&ps, false, "before\neof-seen\n", 8000,
                            "cat ending at eof (its input, then eof-seen)")) {
             /* The code is not fixed by the contract: any error status. */
-            int c3 = proc_write_stdin(ctx, ps.pid, "after\n", 6);
+            int c3 = rpc_write_stdin(ctx, ps.pid, "after\n", 6);
             CASE_CHECK(ctx, c3 > 0,
                        "an error status for WriteStdin after eof (stdin is closed, the bytes "
                        "cannot reach the process)",

@@ -9,9 +9,9 @@
 
 static void start_grammar_output(struct case_ctx *ctx)
 {
-    struct proc_spec spec = {.argv =
-                                 PU_ARGV("sh", "-c", "echo out1; echo err1 >&2; echo out2; exit 3"),
-                             .cwd = case_dir(ctx)};
+    struct rpc_spec spec = {.argv =
+                                PU_ARGV("sh", "-c", "echo out1; echo err1 >&2; echo out2; exit 3"),
+                            .cwd = case_dir(ctx)};
     struct pu_stream ps = {.label = "sh printing to both streams, exit 3"};
     if (pu_start(ctx, &ps, &spec, NULL, 10000) && pu_finish(&ps, 10000)) {
         CASE_CHECK(ctx, ps.exit_code == 3, "ExitEvent exit_code 3", "%d", (int)ps.exit_code);
@@ -35,7 +35,7 @@ SBX_CASE(start_grammar_output, .id = "P7-001",
 static void start_grammar_silent(struct case_ctx *ctx)
 {
     for (int round = 0; round < 3; round++) {
-        struct proc_spec spec = {.argv = PU_ARGV("true"), .cwd = case_dir(ctx)};
+        struct rpc_spec spec = {.argv = PU_ARGV("true"), .cwd = case_dir(ctx)};
         struct pu_stream ps = {.label = "true"};
         if (pu_start(ctx, &ps, &spec, NULL, 10000) && pu_finish(&ps, 10000))
             CASE_CHECK(ctx, ps.exit_code == 0, "ExitEvent exit_code 0", "%d", (int)ps.exit_code);
@@ -51,10 +51,10 @@ SBX_CASE(start_grammar_silent, .id = "P7-002",
 
 static void start_grammar_killed(struct case_ctx *ctx)
 {
-    struct proc_spec spec = {.argv = PU_ARGV("sleep", "30"), .cwd = case_dir(ctx)};
+    struct rpc_spec spec = {.argv = PU_ARGV("sleep", "30"), .cwd = case_dir(ctx)};
     struct pu_stream ps = {.label = "sleep 30 killed"};
     if (pu_start(ctx, &ps, &spec, NULL, 10000)) {
-        int code = proc_signal(ctx, ps.pid, PU_SIGKILL);
+        int code = rpc_signal(ctx, ps.pid, PU_SIGKILL);
         if (CASE_CHECK(ctx, code == 0, "SendSignal SIGKILL accepted", "status %d", code) &&
             pu_finish(&ps, 10000))
             CASE_CHECK(ctx, ps.exit_code != 0, "a non-zero exit code for a signal death",
@@ -82,7 +82,7 @@ static void ids_unique(struct case_ctx *ctx)
     for (int i = 0; i < N_CONCURRENT; i++) {
         snprintf(labels[i], sizeof labels[i], "cat #%d", i);
         ps[i].label = labels[i];
-        struct proc_spec spec = {.argv = PU_ARGV("cat"), .cwd = case_dir(ctx)};
+        struct rpc_spec spec = {.argv = PU_ARGV("cat"), .cwd = case_dir(ctx)};
         if (!pu_start(ctx, &ps[i], &spec, NULL, 10000)) break;
         started++;
     }
@@ -95,8 +95,8 @@ static void ids_unique(struct case_ctx *ctx)
         for (int i = 0; i < N_CONCURRENT && !case_failed(ctx); i++) {
             char line[64];
             snprintf(line, sizeof line, "input-for-process-%d\n", i);
-            int c1 = proc_write_stdin(ctx, ps[i].pid, line, strlen(line));
-            int c2 = proc_close_stdin(ctx, ps[i].pid);
+            int c1 = rpc_write_stdin(ctx, ps[i].pid, line, strlen(line));
+            int c2 = rpc_close_stdin(ctx, ps[i].pid);
             CASE_CHECK(ctx, c1 == 0 && c2 == 0, "WriteStdin (input, eof) accepted",
                        "statuses %d, %d for process %d", c1, c2, (int)ps[i].pid);
         }
@@ -124,11 +124,11 @@ SBX_CASE(ids_unique, .id = "P9-001",
 static void ids_valid_at_once(struct case_ctx *ctx)
 {
     for (int round = 0; round < 10 && !case_failed(ctx); round++) {
-        struct proc_spec spec = {.argv = PU_ARGV("cat"), .cwd = case_dir(ctx)};
+        struct rpc_spec spec = {.argv = PU_ARGV("cat"), .cwd = case_dir(ctx)};
         struct pu_stream ps = {.label = "cat"};
         if (pu_start(ctx, &ps, &spec, NULL, 10000)) {
-            int c1 = proc_write_stdin(ctx, ps.pid, "x", 1);
-            int c2 = proc_close_stdin(ctx, ps.pid);
+            int c1 = rpc_write_stdin(ctx, ps.pid, "x", 1);
+            int c2 = rpc_close_stdin(ctx, ps.pid);
             CASE_CHECK(ctx, c1 == 0 && c2 == 0,
                        "WriteStdin right after the InitEvent to succeed (no race)",
                        "round %d: statuses %d (input) and %d (eof)", round, c1, c2);
@@ -140,10 +140,10 @@ static void ids_valid_at_once(struct case_ctx *ctx)
         pu_free(&ps);
     }
     for (int round = 0; round < 5 && !case_failed(ctx); round++) {
-        struct proc_spec spec = {.argv = PU_ARGV("sleep", "30"), .cwd = case_dir(ctx)};
+        struct rpc_spec spec = {.argv = PU_ARGV("sleep", "30"), .cwd = case_dir(ctx)};
         struct pu_stream ps = {.label = "sleep 30"};
         if (pu_start(ctx, &ps, &spec, NULL, 10000)) {
-            int c = proc_signal(ctx, ps.pid, PU_SIGKILL);
+            int c = rpc_signal(ctx, ps.pid, PU_SIGKILL);
             CASE_CHECK(ctx, c == 0, "SendSignal right after the InitEvent to succeed (no race)",
                        "round %d: status %d", round, c);
             if (c == 0) pu_finish(&ps, 10000);
@@ -163,7 +163,7 @@ static void ids_positive_not_pids(struct case_ctx *ctx)
 {
     int same = 0, rounds = 3;
     for (int round = 0; round < rounds && !case_failed(ctx); round++) {
-        struct proc_spec spec = {.argv = PU_ARGV("sh", "-c", "echo $$"), .cwd = case_dir(ctx)};
+        struct rpc_spec spec = {.argv = PU_ARGV("sh", "-c", "echo $$"), .cwd = case_dir(ctx)};
         struct pu_stream ps = {.label = "sh -c 'echo $$'"};
         if (pu_start(ctx, &ps, &spec, NULL, 10000) && pu_finish(&ps, 10000)) {
             CASE_CHECK(ctx, ps.pid > 0, "a positive process_id", "%d", (int)ps.pid);
@@ -187,7 +187,7 @@ SBX_CASE(ids_positive_not_pids, .id = "P9-003",
 
 static void streams_early_output(struct case_ctx *ctx)
 {
-    struct proc_spec spec = {
+    struct rpc_spec spec = {
         .argv = PU_ARGV("sh", "-c",
                         "echo early-out; echo early-err >&2; printf early-partial; sleep 8; "
                         "echo late"),
@@ -298,8 +298,8 @@ static void streams_large_ordered(struct case_ctx *ctx)
     struct seq_check chk = {.ctx = ctx, .next = 1};
     /* Through sh, so a runtime without seq answers exit 127 (skip) rather
      * than a failed Start. */
-    struct proc_spec spec = {.argv = PU_ARGV("sh", "-c", "exec seq 1 9000000"),
-                             .cwd = case_dir(ctx)};
+    struct rpc_spec spec = {.argv = PU_ARGV("sh", "-c", "exec seq 1 9000000"),
+                            .cwd = case_dir(ctx)};
     struct pu_stream ps = {.label = "seq 1 9000000", .sink = seq_sink, .sink_ud = &chk};
     if (pu_start(ctx, &ps, &spec, NULL, 10000) && pu_finish(&ps, 50000) && !chk.bad) {
         if (ps.exit_code == 127 && chk.bytes == 0) {
@@ -355,7 +355,7 @@ static void streams_interleaved(struct case_ctx *ctx)
     char script[256];
     snprintf(script, sizeof script,
              "i=0; while [ $i -lt %ld ]; do echo o$i; echo e$i >&2; i=$((i+1)); done", n);
-    struct proc_spec spec = {.argv = PU_ARGV("sh", "-c", script), .cwd = case_dir(ctx)};
+    struct rpc_spec spec = {.argv = PU_ARGV("sh", "-c", script), .cwd = case_dir(ctx)};
     struct pu_stream ps = {.label = "interleaved writer"};
     if (pu_start(ctx, &ps, &spec, NULL, 10000) && pu_finish(&ps, 30000)) {
         size_t bad = 0;
@@ -388,7 +388,7 @@ SBX_CASE(streams_interleaved, .id = "P11-002",
 
 static void streams_descendants(struct case_ctx *ctx)
 {
-    struct proc_spec spec = {
+    struct rpc_spec spec = {
         .argv = PU_ARGV("sh", "-c", "(seq 1 100000 >&2; echo grandchild-done) & echo parent-done"),
         .cwd = case_dir(ctx)};
     struct pu_stream ps = {.label = "a shell leaving a writing background child"};
@@ -476,7 +476,7 @@ static void streams_binary_exact(struct case_ctx *ctx)
              "printf '%s'; printf '%s' >&2; s=xxxxxxxx; i=0; "
              "while [ $i -lt 14 ]; do s=$s$s; i=$((i+1)); done; printf '%%s' \"$s\"",
              fo, fe);
-    struct proc_spec spec = {.argv = PU_ARGV("sh", "-c", script), .cwd = case_dir(ctx)};
+    struct rpc_spec spec = {.argv = PU_ARGV("sh", "-c", script), .cwd = case_dir(ctx)};
     if (pu_start(ctx, &ps, &spec, NULL, 10000) && pu_finish(&ps, 20000)) {
         CASE_CHECK(ctx, ps.exit_code == 0, "exit_code 0", "%d", (int)ps.exit_code);
         if (ps.out_len != out_len || memcmp(ps.out, out, out_len) != 0)

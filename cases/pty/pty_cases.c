@@ -34,7 +34,7 @@ static bool any_output_has(const struct pu_stream *ps, const char *needle)
 static void pty_real_terminal(struct case_ctx *ctx)
 {
     const uint32_t size[2] = {91, 27};
-    struct proc_spec spec = {
+    struct rpc_spec spec = {
         .argv = PU_ARGV("sh", "-c",
                         "tty; test -t 0 && echo stdin-is-tty; test -t 1 && echo stdout-is-tty; "
                         "test -t 2 && echo stderr-is-tty; (: < /dev/tty) 2>/dev/null && echo "
@@ -74,7 +74,7 @@ static void pty_sizes(struct case_ctx *ctx)
 {
     static const uint32_t sizes[][2] = {{80, 24}, {200, 60}, {33, 7}};
     for (size_t i = 0; i < 3; i++) {
-        struct proc_spec spec = {.argv = PU_ARGV("stty", "size"), .cwd = case_dir(ctx)};
+        struct rpc_spec spec = {.argv = PU_ARGV("stty", "size"), .cwd = case_dir(ctx)};
         struct pu_stream ps = {.label = "stty size"};
         char want[32];
         snprintf(want, sizeof want, "%u %u", (unsigned)sizes[i][1], (unsigned)sizes[i][0]);
@@ -98,8 +98,8 @@ SBX_CASE(pty_sizes, .id = "P15-002", .title = "`stty size` equals the requested 
 static void pty_stdout_only(struct case_ctx *ctx)
 {
     const uint32_t size[2] = {80, 24};
-    struct proc_spec spec = {.argv = PU_ARGV("sh", "-c", "echo to-stdout; echo to-stderr >&2"),
-                             .cwd = case_dir(ctx)};
+    struct rpc_spec spec = {.argv = PU_ARGV("sh", "-c", "echo to-stdout; echo to-stderr >&2"),
+                            .cwd = case_dir(ctx)};
     struct pu_stream ps = {.label = "PTY process writing to fd 1 and 2"};
     if (pu_start(ctx, &ps, &spec, size, 10000) && pu_finish(&ps, 10000)) {
         const char *out = ps.out ? (const char *)ps.out : "";
@@ -119,13 +119,13 @@ SBX_CASE(pty_stdout_only, .id = "P15-003",
 static void pty_echo(struct case_ctx *ctx)
 {
     const uint32_t size[2] = {80, 24};
-    struct proc_spec spec = {.argv =
-                                 PU_ARGV("sh", "-c", "echo ready; read line; echo \"got:$line\""),
-                             .cwd = case_dir(ctx)};
+    struct rpc_spec spec = {.argv =
+                                PU_ARGV("sh", "-c", "echo ready; read line; echo \"got:$line\""),
+                            .cwd = case_dir(ctx)};
     struct pu_stream ps = {.label = "read on a PTY"};
     if (pu_start(ctx, &ps, &spec, size, 10000) &&
         pu_wait_output(&ps, false, "ready", 5000, "the process's first line")) {
-        int c = proc_write_stdin(ctx, ps.pid, "hello-tty\n", 10);
+        int c = rpc_write_stdin(ctx, ps.pid, "hello-tty\n", 10);
         if (CASE_CHECK(ctx, c == 0, "WriteStdin accepted", "status %d", c) &&
             pu_finish(&ps, 8000)) {
             const char *out = (const char *)ps.out;
@@ -151,12 +151,12 @@ SBX_CASE(pty_echo, .id = "P15-004",
 static void pty_ctrl_c(struct case_ctx *ctx)
 {
     const uint32_t size[2] = {80, 24};
-    struct proc_spec spec = {.argv = PU_ARGV("sh", "-c", "echo ready; exec sleep 30"),
-                             .cwd = case_dir(ctx)};
+    struct rpc_spec spec = {.argv = PU_ARGV("sh", "-c", "echo ready; exec sleep 30"),
+                            .cwd = case_dir(ctx)};
     struct pu_stream ps = {.label = "sleep on a PTY"};
     if (pu_start(ctx, &ps, &spec, size, 10000) &&
         pu_wait_output(&ps, false, "ready", 5000, "the process's first line")) {
-        int c = proc_write_stdin(ctx, ps.pid, "\x03", 1);
+        int c = rpc_write_stdin(ctx, ps.pid, "\x03", 1);
         if (CASE_CHECK(ctx, c == 0, "WriteStdin of ^C accepted", "status %d", c) &&
             pu_finish(&ps, 6000))
             CASE_CHECK(ctx, ps.exit_code != 0, "a non-zero exit after ^C", "exit_code %d",
@@ -175,13 +175,13 @@ SBX_CASE(pty_ctrl_c, .id = "P15-005",
 static void pty_eof(struct case_ctx *ctx)
 {
     const uint32_t size[2] = {80, 24};
-    struct proc_spec spec = {.argv = PU_ARGV("sh", "-c", "echo ready; cat; echo after-cat:$?"),
-                             .cwd = case_dir(ctx)};
+    struct rpc_spec spec = {.argv = PU_ARGV("sh", "-c", "echo ready; cat; echo after-cat:$?"),
+                            .cwd = case_dir(ctx)};
     struct pu_stream ps = {.label = "cat on a PTY"};
     if (pu_start(ctx, &ps, &spec, size, 10000) &&
         pu_wait_output(&ps, false, "ready", 5000, "the process's first line")) {
-        int c1 = proc_write_stdin(ctx, ps.pid, "abc\n", 4);
-        int c2 = c1 == 0 ? proc_close_stdin(ctx, ps.pid) : -2;
+        int c1 = rpc_write_stdin(ctx, ps.pid, "abc\n", 4);
+        int c2 = c1 == 0 ? rpc_close_stdin(ctx, ps.pid) : -2;
         if (CASE_CHECK(ctx, c1 == 0 && c2 == 0, "WriteStdin input and eof accepted",
                        "statuses %d, %d", c1, c2) &&
             pu_finish(&ps, 8000)) {
@@ -206,15 +206,15 @@ SBX_CASE(pty_eof, .id = "P15-006",
 static void pty_resize(struct case_ctx *ctx)
 {
     const uint32_t size[2] = {80, 24};
-    struct proc_spec spec = {
+    struct rpc_spec spec = {
         .argv = PU_ARGV("sh", "-c", "echo size1=$(stty size); read x; echo size2=$(stty size)"),
         .cwd = case_dir(ctx)};
     struct pu_stream ps = {.label = "stty size before and after ResizeTTY"};
     if (pu_start(ctx, &ps, &spec, size, 10000) &&
         pu_wait_output(&ps, false, "size1=24 80", 5000, "stty size printing 24 80 at start")) {
-        int c = proc_resize(ctx, ps.pid, 101, 33);
+        int c = rpc_resize(ctx, ps.pid, 101, 33);
         if (CASE_CHECK(ctx, c == 0, "ResizeTTY accepted for a PTY process", "status %d", c)) {
-            int w = proc_write_stdin(ctx, ps.pid, "\n", 1);
+            int w = rpc_write_stdin(ctx, ps.pid, "\n", 1);
             if (CASE_CHECK(ctx, w == 0, "WriteStdin accepted", "status %d", w))
                 pu_wait_output(&ps, false, "size2=33 101", 5000,
                                "stty size printing the new size 33 101 after ResizeTTY");
@@ -233,7 +233,7 @@ SBX_CASE(pty_resize, .id = "P14-001",
 static void pty_sigwinch(struct case_ctx *ctx)
 {
     const uint32_t size[2] = {80, 24};
-    struct proc_spec spec = {
+    struct rpc_spec spec = {
         .argv = PU_ARGV("sh", "-c",
                         "trap 'echo winch=$(stty size)' WINCH; echo ready; i=0; "
                         "while [ $i -lt 150 ]; do sleep 0.1 2>/dev/null || sleep 1; i=$((i+1)); "
@@ -242,7 +242,7 @@ static void pty_sigwinch(struct case_ctx *ctx)
     struct pu_stream ps = {.label = "a shell trapping WINCH"};
     if (pu_start(ctx, &ps, &spec, size, 10000) &&
         pu_wait_output(&ps, false, "ready", 5000, "the process's first line")) {
-        int c = proc_resize(ctx, ps.pid, 120, 40);
+        int c = rpc_resize(ctx, ps.pid, 120, 40);
         if (CASE_CHECK(ctx, c == 0, "ResizeTTY accepted", "status %d", c))
             pu_wait_output(&ps, false, "winch=40 120", 5000,
                            "the trap on SIGWINCH running (with the new size) after ResizeTTY");
@@ -257,10 +257,10 @@ SBX_CASE(pty_sigwinch, .id = "P14-002", .title = "ResizeTTY delivers SIGWINCH to
 
 static void resize_without_pty(struct case_ctx *ctx)
 {
-    struct proc_spec spec = {.argv = PU_ARGV("sleep", "30"), .cwd = case_dir(ctx)};
+    struct rpc_spec spec = {.argv = PU_ARGV("sleep", "30"), .cwd = case_dir(ctx)};
     struct pu_stream ps = {.label = "sleep 30 without PTY"};
     if (pu_start(ctx, &ps, &spec, NULL, 10000)) {
-        int c = proc_resize(ctx, ps.pid, 100, 30);
+        int c = rpc_resize(ctx, ps.pid, 100, 30);
         CASE_CHECK(ctx, c == 9, "FAILED_PRECONDITION (9) for ResizeTTY without a PTY", "status %d",
                    c);
     }
@@ -276,7 +276,7 @@ static void resize_unknown_id(struct case_ctx *ctx)
 {
     static const int32_t ids[] = {2147480003, 987654323, INT32_MIN + 11};
     for (size_t i = 0; i < 3; i++) {
-        int c = proc_resize(ctx, ids[i], 100, 30);
+        int c = rpc_resize(ctx, ids[i], 100, 30);
         CASE_CHECK(ctx, c == 5, "NOT_FOUND (5) for ResizeTTY on an unknown process_id",
                    "process_id %d: status %d", (int)ids[i], c);
     }
@@ -290,11 +290,11 @@ SBX_CASE(resize_unknown_id, .id = "P14-004",
 static void pty_session_leader(struct case_ctx *ctx)
 {
     const uint32_t size[2] = {80, 24};
-    struct proc_spec spec = {.argv = PU_ARGV("sh", "-c",
-                                             "[ -r /proc/$$/stat ] || { echo no-procfs; exit 0; }; "
-                                             "s=$(cat /proc/$$/stat); s=${s##*') '}; set -- $s; "
-                                             "echo \"ids=$$:$3:$4\""),
-                             .cwd = case_dir(ctx)};
+    struct rpc_spec spec = {.argv = PU_ARGV("sh", "-c",
+                                            "[ -r /proc/$$/stat ] || { echo no-procfs; exit 0; }; "
+                                            "s=$(cat /proc/$$/stat); s=${s##*') '}; set -- $s; "
+                                            "echo \"ids=$$:$3:$4\""),
+                            .cwd = case_dir(ctx)};
     struct pu_stream ps = {.label = "PTY process reading its own /proc stat"};
     if (pu_start(ctx, &ps, &spec, size, 10000) && pu_finish(&ps, 10000)) {
         const char *out = ps.out ? (const char *)ps.out : "";

@@ -109,9 +109,9 @@ static void t2_trailers(struct case_ctx *ctx)
         sbuf_puts(&cwd, "../");
     sbuf_puts(&cwd, marker);
     const char *argv[] = {"true", NULL};
-    struct proc_spec spec = {.argv = argv, .cwd = cwd.s, .timeout_ms = 10000};
-    struct proc_result r = {0};
-    int code = proc_execute(ctx, &spec, &r);
+    struct rpc_spec spec = {.argv = argv, .cwd = cwd.s, .timeout_ms = 10000};
+    struct rpc_result r = {0};
+    int code = rpc_execute(ctx, &spec, &r);
     expect_code(ctx, "Execute with a cwd escaping the root", code, SBX_GRPC_PERMISSION_DENIED);
     const char *hex = marker + strlen(marker) - 8;
     if (r.message && strstr(r.message, hex)) {
@@ -121,48 +121,48 @@ static void t2_trailers(struct case_ctx *ctx)
     } else {
         case_note(ctx, "the runtime's message does not echo the cwd; its text was not compared");
     }
-    proc_result_free(&r);
+    rpc_result_free(&r);
     sbuf_free(&cwd);
 
-    expect_code(ctx, "WriteStdin to an unknown process", proc_write_stdin(ctx, 2147480000, "x", 1),
+    expect_code(ctx, "WriteStdin to an unknown process", rpc_write_stdin(ctx, 2147480000, "x", 1),
                 SBX_GRPC_NOT_FOUND);
 
     /* Statuses about a live process, then a stream that ends OK in trailers
      * after data. */
     const char *sleep_argv[] = {"sleep", "10", NULL};
-    struct proc_spec sp = {.argv = sleep_argv};
-    struct proc_stream *s = proc_start(ctx, &sp, NULL);
-    struct proc_event ev;
-    if (s) proc_next(s, 10000, &ev);
+    struct rpc_spec sp = {.argv = sleep_argv};
+    struct rpc_stream *s = rpc_start(ctx, &sp, NULL);
+    struct rpc_event ev;
+    if (s) rpc_next(s, 10000, &ev);
     if (!s || ev.kind != PEV_INIT) {
         case_fail(ctx, "Start through the proxy delivers an InitEvent (P7)", "no InitEvent");
-        if (s) proc_stream_free(s);
+        if (s) rpc_stream_free(s);
         return;
     }
     int32_t pid = ev.process_id;
-    expect_code(ctx, "SendSignal SIGNAL_UNSPECIFIED", proc_signal(ctx, pid, 0),
+    expect_code(ctx, "SendSignal SIGNAL_UNSPECIFIED", rpc_signal(ctx, pid, 0),
                 SBX_GRPC_INVALID_ARGUMENT);
-    expect_code(ctx, "ResizeTTY on a process without a PTY", proc_resize(ctx, pid, 80, 24),
+    expect_code(ctx, "ResizeTTY on a process without a PTY", rpc_resize(ctx, pid, 80, 24),
                 SBX_GRPC_FAILED_PRECONDITION);
-    expect_code(ctx, "SendSignal SIGKILL", proc_signal(ctx, pid, 9), SBX_GRPC_OK);
-    struct proc_result sr = {0};
-    int end = proc_collect(s, 10000, &sr, NULL);
+    expect_code(ctx, "SendSignal SIGKILL", rpc_signal(ctx, pid, 9), SBX_GRPC_OK);
+    struct rpc_result sr = {0};
+    int end = rpc_collect(s, 10000, &sr, NULL);
     CASE_CHECK(ctx, end == 0 && sr.code == SBX_GRPC_OK,
                "the Start stream ends with status OK in trailers after the ExitEvent",
                "end %d, status %d", end, sr.code);
-    proc_result_free(&sr);
-    proc_stream_free(s);
+    rpc_result_free(&sr);
+    rpc_stream_free(s);
 
     const char *out_argv[] = {"sh", "-c", "echo out; echo err >&2; exit 3", NULL};
-    struct proc_spec op = {.argv = out_argv};
-    s = proc_start(ctx, &op, NULL);
+    struct rpc_spec op = {.argv = out_argv};
+    s = rpc_start(ctx, &op, NULL);
     memset(&sr, 0, sizeof sr);
-    end = s ? proc_collect(s, 10000, &sr, NULL) : -1;
+    end = s ? rpc_collect(s, 10000, &sr, NULL) : -1;
     CASE_CHECK(ctx, end == 0 && sr.code == SBX_GRPC_OK && sr.exit_code == 3,
                "a Start stream with output ends OK in trailers, exit code 3",
                "end %d, status %d, exit %d", end, sr.code, sr.exit_code);
-    proc_result_free(&sr);
-    if (s) proc_stream_free(s);
+    rpc_result_free(&sr);
+    if (s) rpc_stream_free(s);
 }
 SBX_CASE(t2_trailers, .id = "T2-001", .title = "gRPC statuses in trailers arrive intact",
          .clauses = "T2", .level = LEVEL_MUST, .tags = "transport", .needs = NEEDS_TRANSPORT,
@@ -182,18 +182,18 @@ static void t3_start_streams(struct case_ctx *ctx)
 {
     if (!t_grpc_carried(ctx)) return;
     const char *argv[] = {"sh", "-c", "echo early; sleep 6; echo late", NULL};
-    struct proc_spec spec = {.argv = argv};
+    struct rpc_spec spec = {.argv = argv};
     uint64_t t0 = case_now_ms();
-    struct proc_stream *s = proc_start(ctx, &spec, NULL);
+    struct rpc_stream *s = rpc_start(ctx, &spec, NULL);
     if (!s) {
         case_fail(ctx, "Start through the proxy", "the call failed");
         return;
     }
     int32_t pid = 0;
     bool early = false;
-    struct proc_event ev;
+    struct rpc_event ev;
     while (case_now_ms() - t0 < 3000 && !early) {
-        proc_next(s, 3000 - (unsigned)(case_now_ms() - t0), &ev);
+        rpc_next(s, 3000 - (unsigned)(case_now_ms() - t0), &ev);
         if (ev.kind == PEV_INIT)
             pid = ev.process_id;
         else if (ev.kind == PEV_STDOUT && ev.len > 0)
@@ -208,11 +208,11 @@ static void t3_start_streams(struct case_ctx *ctx)
                   "nothing after %.1f s: the proxy buffers the stream", (double)at / 1000.0);
     else
         case_note(ctx, "early output after %.2f s", (double)at / 1000.0);
-    if (pid > 0) proc_signal(ctx, pid, 9);
-    struct proc_result r = {0};
-    proc_collect(s, 10000, &r, NULL);
-    proc_result_free(&r);
-    proc_stream_free(s);
+    if (pid > 0) rpc_signal(ctx, pid, 9);
+    struct rpc_result r = {0};
+    rpc_collect(s, 10000, &r, NULL);
+    rpc_result_free(&r);
+    rpc_stream_free(s);
 }
 SBX_CASE(t3_start_streams, .id = "T3-001", .title = "Start output streams through the proxy",
          .clauses = "T3", .level = LEVEL_MUST, .tags = "transport", .needs = NEEDS_TRANSPORT,

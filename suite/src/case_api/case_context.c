@@ -118,9 +118,9 @@ const char *case_root_path(struct case_ctx *ctx)
     ctx->root_probed = true;
     /* Attach mode: ask the runtime once where its processes start. */
     const char *argv[] = {"sh", "-c", "pwd -P", NULL};
-    struct proc_spec spec = {.argv = argv, .timeout_ms = 15000};
-    struct proc_result r = {0};
-    if (proc_execute(ctx, &spec, &r) == 0 && r.exit_code == 0 && r.out_len > 1 && r.out &&
+    struct rpc_spec spec = {.argv = argv, .timeout_ms = 15000};
+    struct rpc_result r = {0};
+    if (rpc_execute(ctx, &spec, &r) == 0 && r.exit_code == 0 && r.out_len > 1 && r.out &&
         r.out[0] == '/') {
         size_t n = r.out_len;
         while (n > 1 && (r.out[n - 1] == '\n' || r.out[n - 1] == '\r'))
@@ -131,7 +131,7 @@ const char *case_root_path(struct case_ctx *ctx)
             ctx->root_path = NULL;
         }
     }
-    proc_result_free(&r);
+    rpc_result_free(&r);
     return ctx->root_path;
 }
 

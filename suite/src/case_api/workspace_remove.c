@@ -27,7 +27,7 @@ int workspace_remove_links(struct case_ctx *ctx, const char *dir, char *why, siz
     /* Without gRPC no case could plant a link (only Execute makes them), and
      * asking for Execute would mark the finished case skipped. */
     if (case_grpc_unusable(ctx)) return 0;
-    return proc_execute_ok(ctx, argv, REMOVE_TIMEOUT_MS, why, why_len);
+    return rpc_execute_ok(ctx, argv, REMOVE_TIMEOUT_MS, why, why_len);
 }
 
 /* One REST request on the case's endpoint; the status, or 0 on transport
@@ -95,7 +95,7 @@ int workspace_remove(struct case_ctx *ctx, const char *dir, char *why, size_t wh
 {
     char rm_why[400] = "";
     const char *rm_argv[] = {"rm", "-rf", "--", dir, NULL};
-    bool rm_ok = proc_execute_ok(ctx, rm_argv, REMOVE_TIMEOUT_MS, rm_why, sizeof rm_why) == 0;
+    bool rm_ok = rpc_execute_ok(ctx, rm_argv, REMOVE_TIMEOUT_MS, rm_why, sizeof rm_why) == 0;
     /* What is left is checked over REST: a runtime whose Execute runs
      * somewhere else may have removed nothing. */
     long s = rest_call(ctx, "HEAD", dir, NULL);

@@ -48,7 +48,7 @@ static void conn_state_destroy(void *p)
     free(st);
 }
 
-bool proc_grpc_usable(struct case_ctx *ctx)
+bool rpc_grpc_usable(struct case_ctx *ctx)
 {
     const char *broken = case_grpc_unusable(ctx);
     if (!broken) return true;
@@ -57,9 +57,9 @@ bool proc_grpc_usable(struct case_ctx *ctx)
     return false;
 }
 
-struct sbx_grpc_conn *proc_conn(struct case_ctx *ctx, const char **why)
+struct sbx_grpc_conn *rpc_conn(struct case_ctx *ctx, const char **why)
 {
-    if (!proc_grpc_usable(ctx)) {
+    if (!rpc_grpc_usable(ctx)) {
         if (why) *why = "the gRPC endpoint cannot carry gRPC (it answers HTTP/1.x)";
         return NULL;
     }
@@ -114,7 +114,7 @@ static void config_free(struct packed_config *pc)
     free(pc->cfg.command);
 }
 
-static int config_build(const struct proc_spec *spec, struct packed_config *pc)
+static int config_build(const struct rpc_spec *spec, struct packed_config *pc)
 {
     memset(pc, 0, sizeof *pc);
     Process__V1__ProcessConfig init = PROCESS__V1__PROCESS_CONFIG__INIT;
@@ -168,7 +168,7 @@ static uint8_t *pack_message(const ProtobufCMessage *m, size_t *len)
     return buf;
 }
 
-uint8_t *proc_pack_execute(const struct proc_spec *spec, size_t *len)
+uint8_t *rpc_pack_execute(const struct rpc_spec *spec, size_t *len)
 {
     Process__V1__ExecuteRequest req = PROCESS__V1__EXECUTE_REQUEST__INIT;
     struct packed_config pc;
@@ -185,7 +185,7 @@ uint8_t *proc_pack_execute(const struct proc_spec *spec, size_t *len)
     return out;
 }
 
-uint8_t *proc_pack_start(const struct proc_spec *spec, const uint32_t *pty_cols_rows, size_t *len)
+uint8_t *rpc_pack_start(const struct rpc_spec *spec, const uint32_t *pty_cols_rows, size_t *len)
 {
     Process__V1__StartRequest req = PROCESS__V1__START_REQUEST__INIT;
     Process__V1__PTY pty = PROCESS__V1__PTY__INIT;
@@ -230,7 +230,7 @@ static void sb_quoted(struct sbuf *b, const char *s)
     sbuf_printf(b, "\"");
 }
 
-char *proc_render_spec(const char *rpc, const struct proc_spec *spec)
+char *rpc_render_spec(const char *rpc, const struct rpc_spec *spec)
 {
     struct sbuf b = {0};
     sbuf_printf(&b, "%s {", rpc);
@@ -261,10 +261,10 @@ char *proc_render_spec(const char *rpc, const struct proc_spec *spec)
     return sbuf_take(&b);
 }
 
-static void record_request(struct case_ctx *ctx, const char *rpc, const struct proc_spec *spec,
+static void record_request(struct case_ctx *ctx, const char *rpc, const struct rpc_spec *spec,
                            const uint32_t *pty)
 {
-    char *s = proc_render_spec(rpc, spec);
+    char *s = rpc_render_spec(rpc, spec);
     if (pty)
         case_request(ctx, "%s with pty {cols: %u, rows: %u}", s ? s : rpc, (unsigned)pty[0],
                      (unsigned)pty[1]);
@@ -275,7 +275,7 @@ static void record_request(struct case_ctx *ctx, const char *rpc, const struct p
 
 /* ---- Execute ------------------------------------------------------------- */
 
-void proc_result_free(struct proc_result *r)
+void rpc_result_free(struct rpc_result *r)
 {
     if (!r) return;
     free(r->message);
@@ -293,7 +293,7 @@ static uint8_t *dup_bytes(const uint8_t *p, size_t n)
     return d;
 }
 
-int proc_unpack_execute(const uint8_t *msg, size_t len, struct proc_result *r)
+int rpc_unpack_execute(const uint8_t *msg, size_t len, struct rpc_result *r)
 {
     Process__V1__ExecuteResponse *m = process__v1__execute_response__unpack(NULL, len, msg);
     if (!m) return -1;
@@ -306,10 +306,10 @@ int proc_unpack_execute(const uint8_t *msg, size_t len, struct proc_result *r)
     return r->out && r->err ? 0 : -1;
 }
 
-static void set_message(struct proc_result *r, const char *fmt, ...)
+static void set_message(struct rpc_result *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-static void set_message(struct proc_result *r, const char *fmt, ...)
+static void set_message(struct rpc_result *r, const char *fmt, ...)
 {
     char buf[512];
     va_list ap;
@@ -323,11 +323,11 @@ static void set_message(struct proc_result *r, const char *fmt, ...)
 /* A unary call on the shared connection; fills code/message and returns
  * the single response message (malloc'd) on OK. */
 static int unary(struct case_ctx *ctx, const char *path, const uint8_t *req, size_t req_len,
-                 unsigned timeout_ms, unsigned wait_ms, struct proc_result *r, uint8_t **resp,
+                 unsigned timeout_ms, unsigned wait_ms, struct rpc_result *r, uint8_t **resp,
                  size_t *resp_len)
 {
     const char *why = NULL;
-    struct sbx_grpc_conn *c = proc_conn(ctx, &why);
+    struct sbx_grpc_conn *c = rpc_conn(ctx, &why);
     if (resp) *resp = NULL;
     if (!c) {
         r->code = -1;
@@ -338,7 +338,7 @@ static int unary(struct case_ctx *ctx, const char *path, const uint8_t *req, siz
     struct sbx_grpc_result res = {0};
     int rc = sbx_grpc_unary(c, path, req, req_len, &o, &res);
     for (int i = 0; i < MAX_RESENDS && res.end != SBX_GRPC_END_STATUS && res.refused; i++) {
-        c = proc_conn(ctx, &why);
+        c = rpc_conn(ctx, &why);
         if (!c) break;
         sbx_grpc_result_free(&res);
         rc = sbx_grpc_unary(c, path, req, req_len, &o, &res);
@@ -368,12 +368,12 @@ static int unary(struct case_ctx *ctx, const char *path, const uint8_t *req, siz
     return r->code;
 }
 
-int proc_execute(struct case_ctx *ctx, const struct proc_spec *spec, struct proc_result *r)
+int rpc_execute(struct case_ctx *ctx, const struct rpc_spec *spec, struct rpc_result *r)
 {
     memset(r, 0, sizeof *r);
     record_request(ctx, "Execute", spec, NULL);
     size_t len = 0;
-    uint8_t *req = proc_pack_execute(spec, &len);
+    uint8_t *req = rpc_pack_execute(spec, &len);
     if (!req) {
         r->code = -1;
         set_message(r, "cannot encode the request");
@@ -386,7 +386,7 @@ int proc_execute(struct case_ctx *ctx, const struct proc_spec *spec, struct proc
     size_t resp_len = 0;
     unary(ctx, PROC_PATH_EXECUTE, req, len, spec->timeout_ms, wait, r, &resp, &resp_len);
     free(req);
-    if (r->code == SBX_GRPC_OK && proc_unpack_execute(resp, resp_len, r) != 0) {
+    if (r->code == SBX_GRPC_OK && rpc_unpack_execute(resp, resp_len, r) != 0) {
         r->code = -1;
         set_message(r, "undecodable ExecuteResponse (%zu bytes)", resp_len);
     }
@@ -394,12 +394,12 @@ int proc_execute(struct case_ctx *ctx, const struct proc_spec *spec, struct proc
     return r->code;
 }
 
-int proc_execute_ok(struct case_ctx *ctx, const char *const *argv, unsigned timeout_ms, char *why,
-                    size_t why_len)
+int rpc_execute_ok(struct case_ctx *ctx, const char *const *argv, unsigned timeout_ms, char *why,
+                   size_t why_len)
 {
-    struct proc_spec spec = {.argv = argv, .timeout_ms = timeout_ms};
-    struct proc_result r = {0};
-    int code = proc_execute(ctx, &spec, &r);
+    struct rpc_spec spec = {.argv = argv, .timeout_ms = timeout_ms};
+    struct rpc_result r = {0};
+    int code = rpc_execute(ctx, &spec, &r);
     int rc = 0;
     if (code != 0) {
         snprintf(why, why_len, "Execute %s failed with gRPC status %d%s%s", argv[0], code,
@@ -412,20 +412,20 @@ int proc_execute_ok(struct case_ctx *ctx, const char *const *argv, unsigned time
         free(err);
         rc = -1;
     }
-    proc_result_free(&r);
+    rpc_result_free(&r);
     return rc;
 }
 
-int proc_sh(struct case_ctx *ctx, const char *script, struct proc_result *r)
+int rpc_sh(struct case_ctx *ctx, const char *script, struct rpc_result *r)
 {
     const char *argv[] = {"sh", "-c", script, NULL};
-    struct proc_spec spec = {.argv = argv, .cwd = case_dir(ctx)};
-    return proc_execute(ctx, &spec, r);
+    struct rpc_spec spec = {.argv = argv, .cwd = case_dir(ctx)};
+    return rpc_execute(ctx, &spec, r);
 }
 
 /* ---- Start streams --------------------------------------------------------- */
 
-struct proc_stream {
+struct rpc_stream {
     struct case_ctx *ctx;
     struct sbx_grpc_call *call;
     /* For sending a refused Start again on the case's shared connection. */
@@ -441,23 +441,23 @@ struct proc_stream {
     int32_t pid;
 };
 
-struct proc_stream *proc_start(struct case_ctx *ctx, const struct proc_spec *spec,
-                               const uint32_t *pty_cols_rows)
+struct rpc_stream *rpc_start(struct case_ctx *ctx, const struct rpc_spec *spec,
+                             const uint32_t *pty_cols_rows)
 {
-    return proc_start_on(ctx, NULL, spec, pty_cols_rows);
+    return rpc_start_on(ctx, NULL, spec, pty_cols_rows);
 }
 
-struct proc_stream *proc_start_on(struct case_ctx *ctx, struct sbx_grpc_conn *conn,
-                                  const struct proc_spec *spec, const uint32_t *pty_cols_rows)
+struct rpc_stream *rpc_start_on(struct case_ctx *ctx, struct sbx_grpc_conn *conn,
+                                const struct rpc_spec *spec, const uint32_t *pty_cols_rows)
 {
-    struct proc_stream *s = calloc(1, sizeof *s);
+    struct rpc_stream *s = calloc(1, sizeof *s);
     if (!s) return NULL;
     s->ctx = ctx;
     record_request(ctx, "Start", spec, pty_cols_rows);
     size_t len = 0;
-    uint8_t *req = proc_pack_start(spec, pty_cols_rows, &len);
+    uint8_t *req = rpc_pack_start(spec, pty_cols_rows, &len);
     const char *why = NULL;
-    struct sbx_grpc_conn *c = !req ? NULL : conn ? conn : proc_conn(ctx, &why);
+    struct sbx_grpc_conn *c = !req ? NULL : conn ? conn : rpc_conn(ctx, &why);
     if (!req || !c) {
         snprintf(s->error, sizeof s->error, "%s", !req ? "cannot encode the request" : why);
         s->start_failed = true;
@@ -504,7 +504,7 @@ static const char *end_reason(const struct sbx_grpc_result *res)
 
 /* Output beyond the case's limit: the stream is cancelled and stays failed,
  * so a runtime streaming forever cannot grow the worker without bound. */
-static int over_limit(struct proc_stream *s, struct proc_event *ev)
+static int over_limit(struct rpc_stream *s, struct rpc_event *ev)
 {
     s->output_bytes += ev->len;
     if (output_limit_take(ev->len)) return ev->kind;
@@ -521,7 +521,7 @@ static int over_limit(struct proc_stream *s, struct proc_event *ev)
     return ev->kind;
 }
 
-int proc_next(struct proc_stream *s, unsigned timeout_ms, struct proc_event *ev)
+int rpc_next(struct rpc_stream *s, unsigned timeout_ms, struct rpc_event *ev)
 {
     memset(ev, 0, sizeof *ev);
     if (s->cur) {
@@ -542,7 +542,7 @@ int proc_next(struct proc_stream *s, unsigned timeout_ms, struct proc_event *ev)
     while (n == SBX_GRPC_NEXT_ERROR && res->refused && s->req && s->resends < MAX_RESENDS) {
         /* Not processed by the server: send it again on a fresh connection. */
         const char *why = NULL;
-        struct sbx_grpc_conn *c = proc_conn(s->ctx, &why);
+        struct sbx_grpc_conn *c = rpc_conn(s->ctx, &why);
         char err[256] = "";
         struct sbx_grpc_call *again = c ? sbx_grpc_call_start(c, PROC_PATH_START, s->req,
                                                               s->req_len, &s->opts, err, sizeof err)
@@ -627,8 +627,8 @@ static int append(uint8_t **buf, size_t *len, const uint8_t *data, size_t n)
     return 0;
 }
 
-int proc_collect(struct proc_stream *s, unsigned timeout_ms, struct proc_result *r,
-                 int32_t *process_id)
+int rpc_collect(struct rpc_stream *s, unsigned timeout_ms, struct rpc_result *r,
+                int32_t *process_id)
 {
     memset(r, 0, sizeof *r);
     r->code = -1;
@@ -639,8 +639,8 @@ int proc_collect(struct proc_stream *s, unsigned timeout_ms, struct proc_result 
             set_message(r, "no end of the stream within %u ms", timeout_ms);
             return -1;
         }
-        struct proc_event ev;
-        proc_next(s, (unsigned)(deadline - now), &ev);
+        struct rpc_event ev;
+        rpc_next(s, (unsigned)(deadline - now), &ev);
         switch (ev.kind) {
         case PEV_INIT:
             if (process_id) *process_id = ev.process_id;
@@ -669,12 +669,12 @@ int proc_collect(struct proc_stream *s, unsigned timeout_ms, struct proc_result 
     }
 }
 
-void proc_cancel(struct proc_stream *s)
+void rpc_cancel(struct rpc_stream *s)
 {
     if (s && s->call) sbx_grpc_call_cancel(s->call);
 }
 
-void proc_stream_free(struct proc_stream *s)
+void rpc_stream_free(struct rpc_stream *s)
 {
     if (!s) return;
     if (s->cur) process__v1__start_response__free_unpacked(s->cur, NULL);
@@ -689,15 +689,15 @@ static int control(struct case_ctx *ctx, const char *path, const ProtobufCMessag
 {
     size_t len = 0;
     uint8_t *req = pack_message(m, &len);
-    struct proc_result r = {0};
+    struct rpc_result r = {0};
     if (!req) return -1;
     int code = unary(ctx, path, req, len, 0, CONTROL_WAIT_MS, &r, NULL, NULL);
     free(req);
-    proc_result_free(&r);
+    rpc_result_free(&r);
     return code;
 }
 
-int proc_write_stdin(struct case_ctx *ctx, int32_t process_id, const void *data, size_t len)
+int rpc_write_stdin(struct case_ctx *ctx, int32_t process_id, const void *data, size_t len)
 {
     Process__V1__WriteStdinRequest m;
     process__v1__write_stdin_request__init(&m);
@@ -709,7 +709,7 @@ int proc_write_stdin(struct case_ctx *ctx, int32_t process_id, const void *data,
     return control(ctx, PROC_PATH_WRITE_STDIN, &m.base);
 }
 
-int proc_close_stdin(struct case_ctx *ctx, int32_t process_id)
+int rpc_close_stdin(struct case_ctx *ctx, int32_t process_id)
 {
     Process__V1__WriteStdinRequest m;
     process__v1__write_stdin_request__init(&m);
@@ -721,7 +721,7 @@ int proc_close_stdin(struct case_ctx *ctx, int32_t process_id)
     return control(ctx, PROC_PATH_WRITE_STDIN, &m.base);
 }
 
-int proc_signal(struct case_ctx *ctx, int32_t process_id, int signal_enum_value)
+int rpc_signal(struct case_ctx *ctx, int32_t process_id, int signal_enum_value)
 {
     Process__V1__SendSignalRequest m = PROCESS__V1__SEND_SIGNAL_REQUEST__INIT;
     m.process_id = process_id;
@@ -731,7 +731,7 @@ int proc_signal(struct case_ctx *ctx, int32_t process_id, int signal_enum_value)
     return control(ctx, PROC_PATH_SEND_SIGNAL, &m.base);
 }
 
-int proc_resize(struct case_ctx *ctx, int32_t process_id, uint32_t cols, uint32_t rows)
+int rpc_resize(struct case_ctx *ctx, int32_t process_id, uint32_t cols, uint32_t rows)
 {
     Process__V1__ResizeTTYRequest m = PROCESS__V1__RESIZE_TTYREQUEST__INIT;
     m.process_id = process_id;

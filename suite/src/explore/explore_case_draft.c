@@ -76,7 +76,7 @@ static void rest_step(struct sbuf *b, const struct xop *op)
 static void sh_step(struct sbuf *b, const struct xop *op)
 {
     char text[XOP_PATH_MAX * 2];
-    sbuf_puts(b, "    proc_result_free(&r);\n    snprintf(script, sizeof script, ");
+    sbuf_puts(b, "    rpc_result_free(&r);\n    snprintf(script, sizeof script, ");
     switch (op->kind) {
     case XOP_MKDIR:
         sbuf_puts(b, "\"mkdir -p -- '%s'\", ");
@@ -101,7 +101,7 @@ static void sh_step(struct sbuf *b, const struct xop *op)
         break;
     }
     c_literal(b, op->path, strlen(op->path));
-    sbuf_puts(b, ");\n    proc_sh(ctx, script, &r);\n");
+    sbuf_puts(b, ");\n    rpc_sh(ctx, script, &r);\n");
 }
 
 static void proc_step(struct sbuf *b, const struct xop *op)
@@ -113,29 +113,29 @@ static void proc_step(struct sbuf *b, const struct xop *op)
     case XOP_START:
         sbuf_printf(b,
                     "    {\n        static const char *const argv[] = {\"cat\", NULL};\n"
-                    "        struct proc_spec spec = {.argv = argv, .cwd = case_dir(ctx)};\n"
+                    "        struct rpc_spec spec = {.argv = argv, .cwd = case_dir(ctx)};\n"
                     "        uint32_t size[2] = {80, 24};\n"
-                    "        s[%d] = proc_start(ctx, &spec, %s);\n"
-                    "        struct proc_event ev;\n"
-                    "        if (proc_next(s[%d], 5000, &ev) == PEV_INIT) pid[%d] = "
+                    "        s[%d] = rpc_start(ctx, &spec, %s);\n"
+                    "        struct rpc_event ev;\n"
+                    "        if (rpc_next(s[%d], 5000, &ev) == PEV_INIT) pid[%d] = "
                     "ev.process_id;\n"
                     "    }\n",
                     s, op->pty ? "size" : "NULL", s, s);
         break;
     case XOP_WRITE:
         if (op->eof) {
-            sbuf_printf(b, "    code = proc_close_stdin(ctx, %s);\n", id);
+            sbuf_printf(b, "    code = rpc_close_stdin(ctx, %s);\n", id);
         } else {
-            sbuf_printf(b, "    code = proc_write_stdin(ctx, %s, ", id);
+            sbuf_printf(b, "    code = rpc_write_stdin(ctx, %s, ", id);
             c_literal(b, op->input, strlen(op->input));
             sbuf_printf(b, ", %zu);\n", strlen(op->input));
         }
         break;
     case XOP_SIGNAL:
-        sbuf_printf(b, "    code = proc_signal(ctx, %s, %d);\n", id, op->sig);
+        sbuf_printf(b, "    code = rpc_signal(ctx, %s, %d);\n", id, op->sig);
         break;
     case XOP_RESIZE:
-        sbuf_printf(b, "    code = proc_resize(ctx, %s, %u, %u);\n", id, op->cols, op->rows);
+        sbuf_printf(b, "    code = rpc_resize(ctx, %s, %u, %u);\n", id, op->cols, op->rows);
         break;
     default:
         break;
@@ -196,7 +196,7 @@ char *xcase_draft(const struct xop *ops, size_t n, uint64_t seed, const char *cl
         "static void explore_%" PRIu64 "(struct case_ctx *ctx)\n{\n"
         "    char target[1024], script[1200];\n"
         "    struct http_request req;\n    struct http_response resp = {0};\n"
-        "    struct proc_result r = {0};\n    struct proc_stream *s[%d] = {0};\n"
+        "    struct rpc_result r = {0};\n    struct rpc_stream *s[%d] = {0};\n"
         "    int32_t pid[%d] = {0};\n    int code = 0;\n"
         "    (void)req; (void)target; (void)script; (void)code; (void)pid;\n",
         clause, seed, seed, slots, slots);
@@ -240,9 +240,9 @@ char *xcase_draft(const struct xop *ops, size_t n, uint64_t seed, const char *cl
         c_literal(&b, expected, strlen(expected));
         sbuf_puts(&b, ", \"the answer explore reported\");\n");
     }
-    sbuf_printf(&b, "    for (int i = 0; i < %d; i++)\n        if (s[i]) proc_stream_free(s[i]);\n",
+    sbuf_printf(&b, "    for (int i = 0; i < %d; i++)\n        if (s[i]) rpc_stream_free(s[i]);\n",
                 slots);
-    sbuf_puts(&b, "    http_response_free(&resp);\n    proc_result_free(&r);\n}\n");
+    sbuf_puts(&b, "    http_response_free(&resp);\n    rpc_result_free(&r);\n}\n");
     sbuf_printf(&b,
                 "SBX_CASE(explore_%" PRIu64
                 ", .id = \"%s-9%02u\", .title = \"explore reproduction\",\n"

@@ -38,7 +38,7 @@ void xrt_init(struct xrt *rt, const char *grpc, const char *rest)
 void xrt_release(struct xrt *rt)
 {
     for (size_t i = 0; i < rt->n_procs; i++)
-        if (rt->procs[i].s) proc_stream_free(rt->procs[i].s);
+        if (rt->procs[i].s) rpc_stream_free(rt->procs[i].s);
     free(rt->procs);
     rt->procs = NULL;
     rt->n_procs = 0;
@@ -164,7 +164,7 @@ static void exec_rest(struct xrt *rt, const struct xop *op, struct xans *a)
     free(target);
 }
 
-static void take_exec(struct xans *a, int code, struct proc_result *r)
+static void take_exec(struct xans *a, int code, struct rpc_result *r)
 {
     a->gcode = code;
     if (code < 0) {
@@ -175,16 +175,16 @@ static void take_exec(struct xans *a, int code, struct proc_result *r)
     a->out = r->out;
     a->out_len = r->out_len;
     r->out = NULL;
-    proc_result_free(r);
+    rpc_result_free(r);
 }
 
 static void run_exec(struct xrt *rt, const char *const *argv, const char *const *env,
                      const char *cwd, struct xans *a)
 {
-    struct proc_spec spec = {.argv = argv, .env = env, .cwd = cwd, .timeout_ms = EXEC_TIMEOUT_MS};
-    struct proc_result r;
+    struct rpc_spec spec = {.argv = argv, .env = env, .cwd = cwd, .timeout_ms = EXEC_TIMEOUT_MS};
+    struct rpc_result r;
     memset(&r, 0, sizeof r);
-    int code = proc_execute(&rt->ctx, &spec, &r);
+    int code = rpc_execute(&rt->ctx, &spec, &r);
     take_exec(a, code, &r);
 }
 
@@ -291,8 +291,8 @@ static void drain(struct xproc *p, struct xans *a)
             a->drain_timeout = true;
             break;
         }
-        struct proc_event ev;
-        int k = proc_next(p->s, (unsigned)(end - now), &ev);
+        struct rpc_event ev;
+        int k = rpc_next(p->s, (unsigned)(end - now), &ev);
         if (k == PEV_END) {
             a->end_code = ev.code;
             break;
@@ -319,8 +319,8 @@ static void drain(struct xproc *p, struct xans *a)
     }
     a->sout_len = out.len;
     a->sout = (uint8_t *)sbuf_take(&out);
-    if (a->drain_timeout) proc_cancel(p->s);
-    proc_stream_free(p->s);
+    if (a->drain_timeout) rpc_cancel(p->s);
+    rpc_stream_free(p->s);
     p->s = NULL;
     p->live = false;
     p->ended = true;
@@ -333,13 +333,13 @@ static void exec_start(struct xrt *rt, const struct xop *op, struct xans *a)
     snprintf(cwd, sizeof cwd, "%s%s%s", rt->ws, op->has_cwd && op->path[0] ? "/" : "",
              op->has_cwd ? op->path : "");
     const char *argv[] = {"cat", NULL};
-    struct proc_spec spec = {.argv = argv, .cwd = cwd};
+    struct rpc_spec spec = {.argv = argv, .cwd = cwd};
     uint32_t size[2] = {80, 24};
-    if (p->s) proc_stream_free(p->s);
+    if (p->s) rpc_stream_free(p->s);
     memset(p, 0, sizeof *p);
-    p->s = proc_start(&rt->ctx, &spec, op->pty ? size : NULL);
-    struct proc_event ev;
-    int k = p->s ? proc_next(p->s, FIRST_EVENT_MS, &ev) : PEV_ERROR;
+    p->s = rpc_start(&rt->ctx, &spec, op->pty ? size : NULL);
+    struct rpc_event ev;
+    int k = p->s ? rpc_next(p->s, FIRST_EVENT_MS, &ev) : PEV_ERROR;
     if (k == PEV_INIT) {
         a->init = true;
         a->pid = ev.process_id;
@@ -360,8 +360,8 @@ static void exec_start(struct xrt *rt, const struct xop *op, struct xans *a)
         add_event(a, k == PEV_STDOUT ? 'O' : k == PEV_EXIT ? 'X' : '?');
     }
     if (p->s) {
-        proc_cancel(p->s);
-        proc_stream_free(p->s);
+        rpc_cancel(p->s);
+        rpc_stream_free(p->s);
         p->s = NULL;
     }
 }
@@ -396,16 +396,16 @@ static void exec_control(struct xrt *rt, const struct xop *op, struct xans *a)
     bool live = p && p->live;
     switch (op->kind) {
     case XOP_WRITE:
-        a->gcode = op->eof ? proc_close_stdin(&rt->ctx, pid)
-                           : proc_write_stdin(&rt->ctx, pid, op->input, strlen(op->input));
+        a->gcode = op->eof ? rpc_close_stdin(&rt->ctx, pid)
+                           : rpc_write_stdin(&rt->ctx, pid, op->input, strlen(op->input));
         if (op->eof && live) drain(p, a);
         break;
     case XOP_SIGNAL:
-        a->gcode = proc_signal(&rt->ctx, pid, op->sig);
+        a->gcode = rpc_signal(&rt->ctx, pid, op->sig);
         if (live && a->gcode == 0 && (op->sig == 2 || op->sig == 9 || op->sig == 15)) drain(p, a);
         break;
     case XOP_RESIZE:
-        a->gcode = proc_resize(&rt->ctx, pid, op->cols, op->rows);
+        a->gcode = rpc_resize(&rt->ctx, pid, op->cols, op->rows);
         break;
     default:
         break;
@@ -447,7 +447,7 @@ int xrt_begin(struct xrt *rt, const char *ws, char *why, size_t why_len)
 {
     snprintf(rt->ws, sizeof rt->ws, "%s", ws);
     const char *argv[] = {"mkdir", "-p", "--", ws, NULL};
-    return proc_execute_ok(&rt->ctx, argv, EXEC_TIMEOUT_MS, why, why_len);
+    return rpc_execute_ok(&rt->ctx, argv, EXEC_TIMEOUT_MS, why, why_len);
 }
 
 int xrt_end(struct xrt *rt, char *why, size_t why_len)
@@ -455,7 +455,7 @@ int xrt_end(struct xrt *rt, char *why, size_t why_len)
     for (size_t i = 0; i < rt->n_procs; i++) {
         struct xproc *p = &rt->procs[i];
         if (!p->s) continue;
-        if (p->live) proc_signal(&rt->ctx, p->pid, 9);
+        if (p->live) rpc_signal(&rt->ctx, p->pid, 9);
         struct xans a;
         memset(&a, 0, sizeof a);
         drain(p, &a);

@@ -14,7 +14,7 @@
 #include "run_target.h"
 
 struct xproc {
-    struct proc_stream *s;
+    struct rpc_stream *s;
     int32_t pid;
     bool live;  /* InitEvent seen, stream not drained */
     bool ended; /* drained: the id may only be sent again while no live one holds it */

@@ -37,16 +37,16 @@ static void probe(const struct run_target *t, int fd)
     struct case_ctx ctx;
     case_ctx_init(&ctx, NULL, t, 0, -1);
     const char *argv[] = {"true", NULL};
-    struct proc_spec spec = {.argv = argv, .timeout_ms = EXECUTE_MS, .wait_ms = EXECUTE_MS + 2000};
-    struct proc_result r = {0};
-    int code = proc_execute(&ctx, &spec, &r);
+    struct rpc_spec spec = {.argv = argv, .timeout_ms = EXECUTE_MS, .wait_ms = EXECUTE_MS + 2000};
+    struct rpc_result r = {0};
+    int code = rpc_execute(&ctx, &spec, &r);
     /* Any status is an answer: a runtime failing Execute is still alive. */
     if (code >= 0)
         dprintf(fd, "ok");
     else
         dprintf(fd, "Execute `true`: no answer within %d s (%s)", EXECUTE_MS / 1000 + 2,
                 r.message ? r.message : "transport error");
-    proc_result_free(&r);
+    rpc_result_free(&r);
     case_ctx_release(&ctx);
 }
 

@@ -42,7 +42,7 @@ int workspace_create(struct case_ctx *ctx, const char *dir, char *why, size_t wh
      * the case is not skipped for the suite's own set-up. */
     if (case_grpc_unusable(ctx))
         snprintf(grpc_why, sizeof grpc_why, "no gRPC");
-    else if (proc_execute_ok(ctx, mkdir_argv, SETUP_TIMEOUT_MS, grpc_why, sizeof grpc_why) == 0)
+    else if (rpc_execute_ok(ctx, mkdir_argv, SETUP_TIMEOUT_MS, grpc_why, sizeof grpc_why) == 0)
         return 0;
     /* Fallback over REST: PUT creates missing parents; the marker goes again. */
     char *marker_rel = text_fmt("%s/.sbxc-workspace", dir);
@@ -97,7 +97,7 @@ int worker_cleanup(const struct run_target *target, const char *dir, const int32
     struct case_ctx ctx;
     case_ctx_init(&ctx, NULL, target, 0, -1);
     for (size_t i = 0; i < n_pids; i++) {
-        int code = proc_signal(&ctx, pids[i], SIGNAL_KILL);
+        int code = rpc_signal(&ctx, pids[i], SIGNAL_KILL);
         /* NOT_FOUND (5) means the process is already gone. */
         if (code != 0 && code != 5 && log_fd >= 0)
             dprintf(log_fd, "cleanup %s: SendSignal SIGKILL to process %d: status %d\n", dir,

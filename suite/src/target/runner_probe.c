@@ -82,14 +82,14 @@ void runner_probe_runtime(const struct run_target *t, struct runtime_identity *r
                               "pwd -P; test -r /proc/self/status && echo procfs; "
                               "test -c /dev/ptmx && echo pty; true",
                               NULL};
-        struct proc_spec spec = {.argv = argv, .timeout_ms = 15000};
-        struct proc_result r = {0};
-        int code = proc_execute(&ctx, &spec, &r);
+        struct rpc_spec spec = {.argv = argv, .timeout_ms = 15000};
+        struct rpc_result r = {0};
+        int code = rpc_execute(&ctx, &spec, &r);
         if (code == 0 && r.out)
             (void)!write(p[1], r.out, r.out_len > 4000 ? 4000 : r.out_len);
         else
             dprintf(p[1], "!status %d %s", code, r.message ? r.message : "");
-        proc_result_free(&r);
+        rpc_result_free(&r);
         case_ctx_release(&ctx);
         _exit(0);
     }
