@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Proves that the conformance cases can tell a broken runtime from a good one.
 
 Every cases/<area>/faults.tsv maps case IDs to fault switches of the

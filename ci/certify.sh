@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The main job: install what is missing, build, start the bundled sandboxd-ref
 # on ephemeral loopback ports over a temporary root (launch mode), run the
 # full conformance suite against it, print the summary and write the reports

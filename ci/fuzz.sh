@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The libFuzzer targets of fuzz/ (see fuzz/README.md), built with clang in
 # build-fuzz/ (-DSBX_FUZZ=ON: libFuzzer, ASan+UBSan, coverage).
 #   ci/fuzz.sh TARGET|all SECONDS   fuzz each target for SECONDS, starting

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # CI gate: run the conformance suite against given endpoints and fail the job
 # only on what is new. Two gates:
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs the Debian 12 packages the project needs, by set; then, with the
 # build set, builds Debian's libmicrohttpd source without TLS for the
 # reference daemon (reference-daemon/deps/). Idempotent, and silent when

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Style and static analysis over the project's own C sources (not generated
 # code). Usage: ci/lint.sh format|fix|cppcheck|tidy BUILD_DIR
 set -euo pipefail

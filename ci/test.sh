@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The project's tests: install what is missing, build (warnings are errors),
 # run every unit, interop and end-to-end test through ctest.
 #   ci/test.sh              normal build in build/

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The Range header parser (GET /v1/files, F2). Oracle: a range it accepts
  * is non-empty and lies inside the file; a syntactically valid single range
  * is never silently ignored when its first byte is inside the file.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Decoding and validation of every ProcessService request message, as the
  * daemon's handlers do it: protobuf-c unpacking, the unknown-field count,
  * launch_spec_init for Start and Execute (with the environment the child

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The daemon's gRPC server session (the sans-I/O HTTP/2 core under
  * ProcessService) fed arbitrary client bytes, with handlers of every kind
  * the service registers: unary (answers at once), server streaming (sends

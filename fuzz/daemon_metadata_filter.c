@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The /v1/metadata filter (M3, M4). Oracle: a name is served exactly when
  * it starts with the prefix (case-sensitively) and holds no credential
  * marker in any letter case, checked here independently of the filter.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The streaming multipart/form-data reader (PUT /v1/files, F4): the same
  * body must store the same bytes and end with the same status whatever the
  * points at which the network splits it.

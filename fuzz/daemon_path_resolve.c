@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Request-path decoding and confined resolution (S1-S3, S8, F12): the raw
  * {path} of /v1/files/{path} goes through rest_decode_path and then
  * fs_open_beneath / fs_open_parent beneath a scratch root that holds

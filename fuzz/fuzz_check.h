@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_FUZZ_CHECK_H
 #define SBX_FUZZ_CHECK_H
 /* Oracle failures in fuzz targets: print what broke and abort, so libFuzzer

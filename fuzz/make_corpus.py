@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Writes the seed corpora of fuzz/corpus/ from real material: the traversal
 vectors, the project's and the upstream OpenAPI documents, baselines and
 results files, multipart bodies and Range headers as the suite sends them,

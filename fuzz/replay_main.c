@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Stands in for libFuzzer where it is not linked (gcc builds): feeds every
  * regular file named on the command line, or found directly in a directory
  * named there, to LLVMFuzzerTestOneInput once, in name order, so ctest can

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The --baseline loader (suite/src/compare/baseline.c) on arbitrary files.
  *
  * Oracle: a baseline that loads has an id for every entry, and looking each

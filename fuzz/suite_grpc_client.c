@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The suite's gRPC client session fed arbitrary server bytes: a Start
  * stream read to its end, each message decoded as the suite's process
  * client does, then an Execute on the same connection with its response

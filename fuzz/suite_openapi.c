@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The suite's OpenAPI reader and schema validator on arbitrary YAML/JSON:
  * the YAML loader (suite/src/openapi/openapi_yaml.c) and the document loader on any
  * bytes, given as a document with --openapi; and responses validated against

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The suite's bare HTTP/1.1 response reader (cases/concurrency/raw_http.c,
  * used where libcurl cannot shape the request): the bytes a runtime sends
  * arrive on a socket, the writer closes, and raw_peer_spoke and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* --rerun-failed on arbitrary files: the ids read from an earlier
  * results.json (suite/src/run/selection.c) and the selection they make over the
  * real catalog.

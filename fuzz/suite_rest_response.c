@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The suite's libcurl response handling (suite/src/clients/rest_client.c) fed
  * arbitrary runtime responses: a thread plays the runtime on a Unix socket,
  * reads the request head, answers with the input's bytes and closes; the

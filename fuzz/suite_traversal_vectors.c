@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The traversal vector loader (cases/confinement/traversal.c) on arbitrary
  * files given as traversal.yaml through $SBX_CASES_DIR.
  *

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Checks that openapi/sandboxd.yaml is a well-formed OpenAPI 3.0 document and
 that it describes the REST surface of the contract (section 2): every route,
 method and status code, and the five component schemas with their required

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # sbx_install_man(PAGE COMPONENT): installs the roff page PAGE (name.N)
 # compressed, as Debian policy wants (gzip -9n: reproducible).
 function(sbx_install_man page component)

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The man pages render with `man -l` without warnings, and each documents
 every option its command's --help lists.
 

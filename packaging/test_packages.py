@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Builds the Debian packages of a build tree with CPack, checks their fields
 and contents, unpacks them with dpkg-deb -x into a scratch directory (no
 installation on this machine) and runs the unpacked suite against the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Writes the bytes of IN as a C array named SYMBOL (plus SYMBOL_len) to OUT.
 file(READ ${IN} hex HEX)
 string(LENGTH "${hex}" n)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Rewrites `optional T name = N;` into `oneof _name { T name = N; }`, which is
 # what proto3 optional means on the wire and what protobuf-c 1.4 accepts.
 file(READ ${IN} text)

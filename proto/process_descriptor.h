@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_PROCESS_DESCRIPTOR_H
 #define SBX_PROCESS_DESCRIPTOR_H
 #include <stddef.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Helpers shared by the confinement, concurrency and transport cases. */
 #include "common/conf_util.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_CASES_CONF_UTIL_H
 #define SBX_CASES_CONF_UTIL_H
 /* Small helpers shared by the confinement, concurrency and transport cases:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Running sbx-first-look and reading its report (see first_look.h). */
 #include "common/first_look.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_CASES_FIRST_LOOK_H
 #define SBX_CASES_FIRST_LOOK_H
 /* Running the shipped sbx-first-look inside the runtime: what a program's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A download whose reader pauses mid-transfer (see pausable_download.h). */
 #include "common/pausable_download.h"
 

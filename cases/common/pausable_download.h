@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_CASES_PAUSABLE_DOWNLOAD_H
 #define SBX_CASES_PAUSABLE_DOWNLOAD_H
 /* A GET on its own thread whose client stops reading after a given number

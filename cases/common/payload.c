@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Self-verifying payloads (see payload.h). */
 #include "payload.h"
 

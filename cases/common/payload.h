@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_CASES_PAYLOAD_H
 #define SBX_CASES_PAYLOAD_H
 /* Self-verifying payloads: a file body that carries its own seed and length

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Helpers shared by the process, PTY and gRPC cases (see proc_util.h). */
 #include "common/proc_util.h"
 #include "sbx_grpc_status.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_CASES_PROC_UTIL_H
 #define SBX_CASES_PROC_UTIL_H
 /* Helpers shared by the process, PTY and gRPC cases: shell runs in the

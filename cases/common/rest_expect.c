@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* REST expectations shared by the cases (see rest_expect.h). */
 #include "rest_expect.h"
 

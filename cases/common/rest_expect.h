@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_CASES_REST_EXPECT_H
 #define SBX_CASES_REST_EXPECT_H
 /* Expectations on REST responses shared by the file, metadata, health,

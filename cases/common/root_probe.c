@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Probe of a root spelling before a destructive request (root_probe.h). */
 #include "common/root_probe.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_CASES_ROOT_PROBE_H
 #define SBX_CASES_ROOT_PROBE_H
 /* Probe before destroy: a request that can empty or remove a directory is

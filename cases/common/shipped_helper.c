@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Finding and uploading the suite's shipped helpers (see shipped_helper.h). */
 #include "common/shipped_helper.h"
 

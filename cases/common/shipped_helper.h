@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_CASES_SHIPPED_HELPER_H
 #define SBX_CASES_SHIPPED_HELPER_H
 /* The small static programs the suite ships for cases that must run code

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Thread-safe REST helpers for the concurrency cases (see conc_util.h). */
 #include "concurrency/conc_util.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_CASES_CONC_UTIL_H
 #define SBX_CASES_CONC_UTIL_H
 /* Thread-safe REST helpers for the concurrency cases: they use only the

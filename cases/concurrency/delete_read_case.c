@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* C4: a download that has started completes with the full, correct content
  * even when the path is deleted mid-transfer. The client stops reading
  * halfway (its write callback blocks, so TCP backpressure holds the server),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* C1-C3: concurrent writers, readers and deleters on one path, each bounded
  * to a few seconds. Every body is a self-verifying payload (common/payload.h:
  * seed and length in a header, checksum in a trailer, bytes a function of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Bare HTTP/1.1 over a socket (see raw_http.h). */
 #include "concurrency/raw_http.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_CASES_RAW_HTTP_H
 #define SBX_CASES_RAW_HTTP_H
 /* A bare HTTP/1.1 client on a socket, for requests libcurl cannot shape:

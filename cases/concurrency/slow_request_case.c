@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* C5: slow requests do not delay other requests: while uploads trickle in
  * for seconds and a download is stalled by a client that stops reading,
  * health, GET and Execute answer promptly. */

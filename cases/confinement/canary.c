@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Canaries outside the sandbox root, planted and watched through Execute. */
 #include "confinement/canary.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_CASES_CANARY_H
 #define SBX_CASES_CANARY_H
 /* Canaries planted OUTSIDE the sandbox root through Execute, so that a case

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* S2-004: writes through symlinks that stay inside the root. S2 follows a
  * link while it stays inside, so a PUT through `link -> real.txt` writes
  * real.txt, and one through `dlink -> d` as a parent writes d/. A runtime

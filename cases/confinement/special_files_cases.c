@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* S9: special files inside the root (a FIFO, a unix socket) made through
  * the process API never block a request or the daemon: GET, HEAD and PUT
  * answer promptly with a 4xx Error, and health stays prompt afterwards;

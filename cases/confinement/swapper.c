@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Starting the S7 swapper inside the runtime (see swapper.h). */
 #include "confinement/swapper.h"
 

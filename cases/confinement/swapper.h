@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_CASES_SWAPPER_H
 #define SBX_CASES_SWAPPER_H
 /* The S7 swapper: a process started inside the runtime (it is the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Symlink confinement (S2, S4, S5, S6): links built through Execute inside
  * the case directory point at canaries outside the root, absolutely and
  * relatively, directly, through chains (in -> in -> out), as a parent

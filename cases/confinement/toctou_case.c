@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* S7: a bounded time-of-check/time-of-use race. A process started through
  * the process API (swapper.h) trades a directory inside the case directory
  * and a symlink to an outside canary directory with renameat2

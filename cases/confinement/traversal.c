@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The traversal driver: every vector of the corpus tried with GET, HEAD,
  * PUT and DELETE against the canaries, each answer judged by the universal
  * checks and the clause's own judge. */

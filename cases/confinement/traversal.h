@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_CASES_TRAVERSAL_H
 #define SBX_CASES_TRAVERSAL_H
 /* The traversal corpus (traversal.yaml) and the driver that tries each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Traversal cases over the corpus in traversal.yaml: each takes the vector
  * classes its clause speaks about and judges responses by that clause only
  * (the driver adds the checks every class shares: nothing outside the root

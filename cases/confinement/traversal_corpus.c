@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The traversal corpus (traversal.yaml) loaded with libyaml: every vector
  * complete, and every PUT or DELETE template ending in one of the suite's
  * own names. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Template expansion: a vector's placeholders ({pf}, {up}, ...) replaced by
  * the run's canary names and the depths of the case directory. */
 #include "confinement/traversal_internal.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_TRAVERSAL_INTERNAL_H
 #define SBX_TRAVERSAL_INTERNAL_H
 /* What the traversal files share behind traversal.h: template expansion

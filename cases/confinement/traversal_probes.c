@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Probes of the sandbox root around the traversal vectors: the fixture,
  * what a PUT left at the top of the root (and its removal), whether a PUT
  * landed literally, and the host secret a traversal must never return. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Redirects: S1 and S3 let a server answer raw dot segments and "//" with
  * a redirect to a normalised URL. Where the redirect leads is followed (same
  * method and body, at most REDIRECT_HOPS hops, only on the same server) and

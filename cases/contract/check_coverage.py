@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Fails when a case names a clause that the contract document lacks, or when
 a clause of the document has no case.
 

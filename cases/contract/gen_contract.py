@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Generates the contract's derived files from contract.yaml.
 
   gen_contract.py            rewrite CONTRACT.md, suite/src/contract/clause_table.c and

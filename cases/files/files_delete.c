@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* F10, F11: DELETE of files, directories, trees and the root. */
 #include <dirent.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* F13: every error answer is a JSON Error whose code matches its status;
  * unknown routes and unsupported methods (SHOULD). */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* F7, F8, F9: reading files, listing directories, HEAD. */
 #include <stdio.h>
 #include <stdlib.h>

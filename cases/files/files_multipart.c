@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* F4: PUT with a multipart/form-data body. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* F12: percent-decoding of {path}; F14: paths that cannot be resolved. */
 #include <stdio.h>
 #include <stdlib.h>

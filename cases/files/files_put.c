@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* F1, F2, F3, F5, F6: what PUT stores, where, with which mode, atomically. */
 #include <curl/curl.h>
 #include <pthread.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Workspace inspection through Execute (see files_util.h). */
 #include "files/files_util.h"
 

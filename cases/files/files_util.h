@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_CASES_FILES_UTIL_H
 #define SBX_CASES_FILES_UTIL_H
 /* Workspace inspection through Execute for the file cases: what the

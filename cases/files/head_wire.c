@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* HEAD checked on a bare connection (see head_wire.h). */
 #include "files/head_wire.h"
 

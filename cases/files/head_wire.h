@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_CASES_HEAD_WIRE_H
 #define SBX_CASES_HEAD_WIRE_H
 /* F9 on the wire: libcurl discards whatever follows a HEAD answer's header

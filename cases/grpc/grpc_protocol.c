@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* G1-G6: gRPC protocol behaviour of the ProcessService endpoint. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* G7: server reflection, so grpcurl works without a local .proto. The tiny
  * reflection messages are encoded and decoded by hand. */
 #include <stdio.h>

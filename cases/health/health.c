@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* M1, M2: the readiness probe. */
 #include <signal.h>
 #include <stdio.h>

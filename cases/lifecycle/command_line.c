@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* L6: the command line of contract section 4 on private instances:
  * --listen-host binds both listeners there (and nowhere else), and the
  * duration flags take values with units and are honoured. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* L4-003: an Execute in flight when the shutdown begins. Its command leaves
  * a background child in its process group, and one that escaped to a new
  * session with setsid. After the daemon exits, nothing of the group may be

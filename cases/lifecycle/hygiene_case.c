@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* L5: process hygiene over many cycles. The launched runtime's open
  * descriptors (/proc/<pid>/fd) and resident memory (VmRSS of
  * /proc/<pid>/status) are read from the host after a warm-up and again after

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Lifecycle helpers (see lc_util.h). */
 #include "lifecycle/lc_util.h"
 

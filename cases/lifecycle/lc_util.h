@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_CASES_LC_UTIL_H
 #define SBX_CASES_LC_UTIL_H
 /* Lifecycle cases talk to a private runtime instance over both surfaces,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* L1-L4: graceful shutdown, root creation, metadata prefix flag, refusal of
  * new work during shutdown. Each case runs its own private runtime
  * instance and signals it; none touches the run's shared runtime. */

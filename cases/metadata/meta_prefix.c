@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The metadata prefix of a launched runtime (see meta_prefix.h). */
 #include "metadata/meta_prefix.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_CASES_META_PREFIX_H
 #define SBX_CASES_META_PREFIX_H
 /* The metadata prefix of a launched runtime. The suite launches the runtime

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* M3, M4: what /v1/metadata serves.
  *
  * Attach mode cannot know the runtime's prefix, so there the cases check

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* --metadata-env-prefix in a launch command (see prefix_flag.h). */
 #include "metadata/prefix_flag.h"
 

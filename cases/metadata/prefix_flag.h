@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_CASES_PREFIX_FLAG_H
 #define SBX_CASES_PREFIX_FLAG_H
 /* Finds the value of --metadata-env-prefix in a runtime's launch command

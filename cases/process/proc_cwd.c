@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* P4: the working directory of Execute, resolved beneath the sandbox root. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* P3: env_vars are merged on top of the daemon's environment, request wins. */
 #include <stdio.h>
 #include <stdlib.h>

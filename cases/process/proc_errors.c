@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* P5, P6, P8: requests that cannot start a process. */
 #include <stdio.h>
 #include <stdlib.h>

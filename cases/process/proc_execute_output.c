@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* P1, P2: what Execute returns — separate byte-exact stdout and stderr,
  * empty stdin, and exit codes as the process exited with them. */
 #include <stdio.h>

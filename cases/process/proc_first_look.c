@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* P16, P4 and P3 at the first instruction: a process is in its own group,
  * in its working directory and has its environment before it runs its first
  * instruction. Only the group can be asked for late by a runtime (from the

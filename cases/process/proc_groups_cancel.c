@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* P16 (process groups), P17 (cancellation), P18 (one workspace for both
  * surfaces), P19 (parallel RPCs). */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* P13: SendSignal — delivery to the whole process group, exit codes,
  * invalid signal values and unknown ids. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* P12: WriteStdin — bytes in order, eof, unknown and finished processes. */
 #include <stdio.h>
 #include <stdlib.h>

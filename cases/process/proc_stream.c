@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* P7, P9, P10, P11: Start streams — event grammar, process ids, real-time
  * delivery, completeness and order of output. */
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* P14, P15, P16 (PTY part): processes on a pseudo-terminal, ResizeTTY. */
 #include <stdio.h>
 #include <stdlib.h>

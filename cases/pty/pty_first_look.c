@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* P15 at the first instruction: the requested PTY size is in place before
  * the program runs, not set just after it started (a check-then-set race of
  * a few microseconds, which `stty size` after a shell or the dynamic loader

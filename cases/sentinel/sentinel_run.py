@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Proves that the suite damages nothing outside the sandbox, whatever the
 runtime under test does wrong.
 

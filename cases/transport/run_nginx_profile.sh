@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Proof of the transport profile (T1-T4) through a real proxy: Debian's nginx
 # on loopback in front of sandboxd-ref, with grpc_pass (HTTP/2 listener) for
 # the ProcessService and proxy_pass for REST.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The transport profile (T1-T4): run with --profile transport against a
  * proxy or router in front of a runtime (--grpc/--rest pointing at the
  * proxy). They check what a proxy can break: one sandbox behind both

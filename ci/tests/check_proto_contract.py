@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Checks that the descriptor set built from proto/ reproduces the wire
 contract (CONTRACT.md section 1) exactly: package, service, RPC kinds, every
 message's field names, numbers, types, labels, oneofs, optional presence, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The calls of a client connection: starting one (its headers and body,
  * kept until the server takes the stream so a refused stream can be sent
  * again), reading its messages, cancelling it, its end and its handle. */

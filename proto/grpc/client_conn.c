@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The client connection: one nghttp2 client session over a transport and
  * the pump that drives it (output to the transport, input to the session,
  * refused streams sent again). The calls multiplexed on it are in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A call's received response bytes and the messages in them (see
  * client_inbox.h). */
 #include "client_inbox.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_GRPC_CLIENT_INBOX_H
 #define SBX_GRPC_CLIENT_INBOX_H
 /* A call's received response bytes, kept as they arrived in one buffer and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_GRPC_CLIENT_INTERNAL_H
 #define SBX_GRPC_CLIENT_INTERNAL_H
 /* One client connection and its calls as the client's files share them:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The nghttp2 callbacks of a client connection: response headers and
  * trailers into the call's result, DATA into its inbox, GOAWAY, resets and
  * the stream's close, which decides the call's outcome (or a transparent

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Client sockets: target parsing ("host:port", "[v6]:port", "unix:/path"),
  * non-blocking connect with a timeout, and the socket transport. */
 #include <errno.h>

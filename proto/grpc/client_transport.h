@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_GRPC_CLIENT_TRANSPORT_H
 #define SBX_GRPC_CLIENT_TRANSPORT_H
 /* The byte pipe under a client connection. The socket implementation lives

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The blocking unary call on top of the event-driven call API, and the
  * result helpers. */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A minimal protobuf wire-format reader over FileDescriptorSet, enough to
  * index file names, dependencies and fully-qualified symbol names. */
 #include <stdbool.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_GRPC_DESCRIPTOR_INDEX_H
 #define SBX_GRPC_DESCRIPTOR_INDEX_H
 /* An index over a serialized google.protobuf.FileDescriptorSet: files by

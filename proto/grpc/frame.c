@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Length-prefixed message framing: prefix encoding and the reassembling
  * deframer. The deframer never allocates more than max_message bytes and
  * allocates nothing before a whole prefix was validated. */

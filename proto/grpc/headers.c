@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Checks of gRPC request/response header values. */
 #include <strings.h>
 

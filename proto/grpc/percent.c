@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* grpc-message percent-encoding (gRPC over HTTP/2, "Responses"). */
 #include <stdlib.h>
 

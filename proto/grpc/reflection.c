@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gRPC server reflection (v1 and v1alpha) answered from a descriptor set.
  * Each request on the open stream is answered as it arrives. */
 #include <stdio.h>

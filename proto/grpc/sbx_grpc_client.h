@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_GRPC_CLIENT_H
 #define SBX_GRPC_CLIENT_H
 /* gRPC client over HTTP/2 cleartext (h2c, prior knowledge) on nghttp2.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_GRPC_REFLECTION_H
 #define SBX_GRPC_REFLECTION_H
 /* gRPC server reflection (grpc.reflection.v1 and v1alpha

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_GRPC_SERVER_H
 #define SBX_GRPC_SERVER_H
 /* gRPC server over HTTP/2 cleartext on nghttp2, driven by a libuv loop the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_GRPC_STATUS_H
 #define SBX_GRPC_STATUS_H
 /* gRPC status codes (grpc/doc/statuscodes.md) and their canonical names. */

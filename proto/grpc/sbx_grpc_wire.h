@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_GRPC_WIRE_H
 #define SBX_GRPC_WIRE_H
 /* Sans-I/O pieces of the gRPC wire format shared by client and server:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A server call's life: its memory and references, the handler
  * notifications queued for it, and sbx_grpc_server_dispatch, which delivers them
  * outside nghttp2. */

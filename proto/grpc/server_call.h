@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_GRPC_SERVER_CALL_H
 #define SBX_GRPC_SERVER_CALL_H
 /* One server call and its connection as the sans-I/O session files share

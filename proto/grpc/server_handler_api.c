@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The handler's side of a server call (sbx_grpc_server.h): sending
  * messages, metadata and the status, cancellation, and what the handler may
  * read of the request. */

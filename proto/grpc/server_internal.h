@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_GRPC_SERVER_INTERNAL_H
 #define SBX_GRPC_SERVER_INTERNAL_H
 /* Internals shared by the sans-I/O server session (server_session.c and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Reference-counted output blocks, per-call message queues and the
  * connection's list of spans (see server_output.h). */
 #include "server_output.h"

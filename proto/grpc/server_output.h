@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_GRPC_SERVER_OUTPUT_H
 #define SBX_GRPC_SERVER_OUTPUT_H
 /* Response bytes on their way to the socket with a single copy: a call's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A call's request as nghttp2 delivers it: the call is created with the
  * stream, its headers are checked (method, content-type, grpc-timeout, the
  * method table) and its messages deframed; the stream's end or reset ends

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A call's response through nghttp2: headers, the status as trailers or a
  * trailers-only response, and DATA served from the call's queue by a
  * deferred data provider, so data leaves only as the peer's window allows

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* One gRPC server connection as a sans-I/O nghttp2 server session: bytes
  * in (sbx_grpc_sconn_recv), bytes out (sbx_grpc_sconn_fill, sbx_grpc_sconn_next_output,
  * sbx_grpc_sconn_written), the deadlines of its calls, GOAWAY and the connection's end. What a call

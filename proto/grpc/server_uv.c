@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The server's libuv glue: listeners, accepted connections feeding their
  * sans-I/O sessions, bounded uv_write output, deadline timers, handler
  * callback delivery and shutdown. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gRPC status code names and the HTTP-to-gRPC status mapping. */
 #include <string.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* grpc-timeout: "TimeoutValue TimeoutUnit", at most 8 digits. */
 #include <stdio.h>
 

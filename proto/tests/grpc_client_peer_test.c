@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The gRPC client against a scripted HTTP/2 server (a bare nghttp2 server
  * session wired to the client in memory): every response shape that other
  * conformant server stacks (grpc-go, grpcio, tonic/hyper, grpc-js, nginx,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests of the client's inbox: messages split anywhere come out whole
  * and in order, a message handed out stays valid while more bytes arrive
  * (the buffer grows elsewhere), prefix errors are sticky, partial input is

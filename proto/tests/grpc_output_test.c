@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests of the server's output blocks, message queues and span list:
  * bytes come out framed and in order whatever the write sizes, nothing is
  * copied twice, and every block is released (ASan checks the frees). */

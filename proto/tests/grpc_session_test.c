@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Client and server sessions wired together in memory (the client's bytes
  * go straight into the server session and back): gRPC semantics, flow
  * control, cancellation both ways and bad input, without sockets. */

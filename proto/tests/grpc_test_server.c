@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A process.v1 test service on the library's server side, with canned
  * behaviour for the interop tests (not the daemon):
  *   Execute ["echo", args...]         stdout = args joined by ' ' + "\n"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests of the sans-I/O wire core: framing, grpc-timeout,
  * grpc-message percent-encoding, status names and header checks. */
 #include <setjmp.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Interop: the project's client against a grpcio (python3-grpcio) server.
  * usage: interop_c_client SERVER_SCRIPT PROCESS_DESC
  * Starts /usr/bin/python3 SERVER_SCRIPT on an ephemeral loopback port and a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Interop: a grpcio (python3-grpcio) client against grpc_test_server, the
 test service built on the project's server side.
 

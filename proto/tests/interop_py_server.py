@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Interop: a grpcio (python3-grpcio) test server for the project's client.
 
 usage: interop_py_server.py PROCESS_DESC [UNIX_SOCKET]

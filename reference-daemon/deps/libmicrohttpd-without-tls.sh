@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds libmicrohttpd from Debian's own source package without TLS, as a
 # position-independent static archive the daemon links into itself.
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* --fault and duration-flags-rejected (see daemon_command_line.h). */
 #include "daemon_command_line.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_FAULTS_DAEMON_COMMAND_LINE_H
 #define SBX_FAULTS_DAEMON_COMMAND_LINE_H
 /* The fault build's command line (daemon_behaviour.h's flag decisions):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The program's start-up faults and variants of sandboxd-ref-faulty:
  * wrappers around its real decisions (daemon_behaviour.h), linked instead
  * of daemon_behaviour_real.c. Each acts while its fault is on and

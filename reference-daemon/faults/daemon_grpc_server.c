@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The gRPC server's faults and variants (see daemon_grpc_server.h). */
 #include "daemon_grpc_server.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_FAULTS_DAEMON_GRPC_SERVER_H
 #define SBX_FAULTS_DAEMON_GRPC_SERVER_H
 /* The fault build's gRPC server set-up (daemon_behaviour.h): the options

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Fault switch registry for the fault-injection test build. */
 #include "fault.h"
 

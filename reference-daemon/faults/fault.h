@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_FAULT_H
 #define SBX_FAULT_H
 /* Fault injection, compiled only into the test build `sandboxd-ref-faulty`.

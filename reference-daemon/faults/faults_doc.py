@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The fault table (fault_table.def) against the documents that use it.
 
   faults_doc.py check ROOT   FAULTS.md's tables are the table's entries, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The fs/ faults and variants of sandboxd-ref-faulty: wrappers around the
  * real operations (fs/fs_behaviour.h), linked instead of
  * fs/fs_behaviour_real.c. Each breaks one clause while its fault is on and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The Execute faults of the fault build (grpc_service_faults.h). Each acts
  * while its fault is on and otherwise calls service_real. */
 #include <signal.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The ProcessService's faults and variants of sandboxd-ref-faulty that
  * concern every call and the launch of a process
  * (grpc_service/service_behaviour.h): wrappers linked instead of

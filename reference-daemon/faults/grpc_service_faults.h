@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_FAULTS_GRPC_SERVICE_FAULTS_H
 #define SBX_FAULTS_GRPC_SERVICE_FAULTS_H
 /* The ProcessService's faults and variants of the fault build: wrappers of

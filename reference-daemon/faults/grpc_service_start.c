@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The Start faults and variants of the fault build (grpc_service_faults.h):
  * how the event sequence is broken, the id announced and the stream
  * ended. Each acts while its fault is on and otherwise calls service_real.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The working-directory faults of the fault build (see process_cwd.h):
  * the broken resolutions the suite must catch. Otherwise proc_real's. */
 #include "process_cwd.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_FAULTS_PROCESS_CWD_H
 #define SBX_FAULTS_PROCESS_CWD_H
 /* The working-directory faults of the fault build (cwd-default-daemon,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The process manager's faults and variants of sandboxd-ref-faulty:
  * wrappers around its real decisions (process/proc_behaviour.h), linked
  * instead of process/proc_behaviour_real.c. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_FAULTS_PROCESS_FAULTS_H
 #define SBX_FAULTS_PROCESS_FAULTS_H
 /* The process manager's faults of the fault build (process_faults.c) that

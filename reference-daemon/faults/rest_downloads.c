@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The download faults and variants of the fault build (see
  * rest_downloads.h). Each acts while its fault is on and otherwise calls
  * rest_real. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_FAULTS_REST_DOWNLOADS_H
 #define SBX_FAULTS_REST_DOWNLOADS_H
 /* The download faults and variants of the fault build (get-wrong-type,

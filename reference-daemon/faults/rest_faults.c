@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The REST faults and variants of sandboxd-ref-faulty that replace a whole
  * decision (rest/rest_behaviour.h): wrappers linked instead of
  * rest/rest_behaviour_real.c. Each acts while its fault is on and

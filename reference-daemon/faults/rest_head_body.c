@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The head-sends-body fault (see rest_head_body.h). */
 #include "rest_head_body.h"
 

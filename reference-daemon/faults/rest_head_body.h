@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_FAULTS_REST_HEAD_BODY_H
 #define SBX_FAULTS_REST_HEAD_BODY_H
 /* Fault injection only (head-sends-body): a HEAD of a file is followed on

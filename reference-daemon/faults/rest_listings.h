@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_FAULTS_REST_LISTINGS_H
 #define SBX_FAULTS_REST_LISTINGS_H
 /* The listing faults and variants of the fault build (list-bad-time,

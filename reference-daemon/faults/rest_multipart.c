@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* multipart-quoted-literal (rest_multipart.h): a quoted boundary="..."
  * parameter keeps its quotes, so the body never matches. Otherwise
  * rest_real's reader. */

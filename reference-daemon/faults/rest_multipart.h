@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_FAULTS_REST_MULTIPART_H
 #define SBX_FAULTS_REST_MULTIPART_H
 /* multipart-quoted-literal of the fault build: a wrapper of

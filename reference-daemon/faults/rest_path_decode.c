@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The path-decoding faults and variants of the fault build (see
  * rest_path_decode.h). Each acts while its fault is on and otherwise calls
  * rest_real. */

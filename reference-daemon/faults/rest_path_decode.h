@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_FAULTS_REST_PATH_DECODE_H
 #define SBX_FAULTS_REST_PATH_DECODE_H
 /* The path-decoding faults and variants of the fault build

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Deliberately unsafe path resolution for the fault build (see
  * rest_paths.h). */
 #include "rest_paths.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_FAULTS_REST_PATHS_H
 #define SBX_FAULTS_REST_PATHS_H
 /* Path resolution as broken daemons do it, for the fault-injection build

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The health and metadata faults and variants of the fault build
  * (rest_probes.h). Each acts while its fault is on and otherwise calls
  * rest_real. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_FAULTS_REST_PROBES_H
 #define SBX_FAULTS_REST_PROBES_H
 /* The health and metadata faults and variants of the fault build

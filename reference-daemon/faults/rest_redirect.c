@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Go-style redirect of unclean /v1/files paths (see rest_redirect.h). */
 #include "rest_redirect.h"
 

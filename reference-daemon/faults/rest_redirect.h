@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_FAULTS_REST_REDIRECT_H
 #define SBX_FAULTS_REST_REDIRECT_H
 /* The variant-redirect-dotdot switch of the fault build: like Go's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_FAULTS_REST_REMOVAL_H
 #define SBX_FAULTS_REST_REMOVAL_H
 /* The DELETE faults and variants of the fault build (delete-*,

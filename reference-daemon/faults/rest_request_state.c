@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The REST faults' per-request state (see rest_request_state.h). */
 #include "rest_request_state.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_FAULTS_REST_REQUEST_STATE_H
 #define SBX_FAULTS_REST_REQUEST_STATE_H
 /* What the REST faults keep for one request, in rq->extension (owned by

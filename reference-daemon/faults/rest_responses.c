@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The response faults and variants of the fault build (rest_responses.h).
  * Each acts while its fault is on and otherwise calls rest_real. */
 #include "rest_responses.h"

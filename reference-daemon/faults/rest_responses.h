@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_FAULTS_REST_RESPONSES_H
 #define SBX_FAULTS_REST_RESPONSES_H
 /* The response faults and variants of the fault build (error-wrong-code,

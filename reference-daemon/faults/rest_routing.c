@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The routing faults of the fault build (see rest_routing.h). Each acts
  * while its fault is on and otherwise calls rest_real. */
 #include "rest_routing.h"

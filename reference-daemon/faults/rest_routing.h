@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_FAULTS_REST_ROUTING_H
 #define SBX_FAULTS_REST_ROUTING_H
 /* The routing faults of the fault build (sweep-rest-500, sweep-put-500,

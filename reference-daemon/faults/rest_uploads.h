@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_FAULTS_REST_UPLOADS_H
 #define SBX_FAULTS_REST_UPLOADS_H
 /* The upload faults of the fault build (put-*, multipart-raw,

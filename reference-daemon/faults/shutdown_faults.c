@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The shutdown faults of sandboxd-ref-faulty (shutdown-*): wrappers around
  * the shutdown sequence's real decisions (shutdown_behaviour.h), linked
  * instead of shutdown_behaviour_real.c. Each acts while its fault is on and

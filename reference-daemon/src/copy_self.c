@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Copying the running executable into a directory (see copy_self.h). */
 #include "copy_self.h"
 

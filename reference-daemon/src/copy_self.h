@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_COPY_SELF_H
 #define SBX_COPY_SELF_H
 /* --copy-to DIR: the init container of deployment topology B holds only this

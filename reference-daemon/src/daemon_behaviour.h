@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_DAEMON_BEHAVIOUR_H
 #define SBX_DAEMON_BEHAVIOUR_H
 /* The start-up decisions of the program (main.c, daemon_config.c) that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The real daemon's start-up behaviour (see daemon_behaviour.h). */
 #include "daemon_behaviour.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Command-line parsing for sandboxd-ref: the reference sandboxd's flags with
  * the same defaults (contract section 4), in both `--flag value` and
  * `--flag=value` forms, plus a few documented extensions. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_DAEMON_CONFIG_H
 #define SBX_DAEMON_CONFIG_H
 /* The daemon's command line (contract section 4), parsed once at start-up. */

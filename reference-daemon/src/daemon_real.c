@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* daemon_real: the program's own start-up decisions (see
  * daemon_behaviour.h). */
 #include "daemon_behaviour.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_DAEMON_STATE_H
 #define SBX_DAEMON_STATE_H
 /* Run-time state shared by the gRPC half and the REST half of the daemon.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sandboxd-ref: the reference sandboxd daemon. One process serves the gRPC
  * ProcessService (on a libuv loop on this thread) and the REST file API (on
  * its own threads) over one sandbox root. */

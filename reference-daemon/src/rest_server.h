@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_REST_SERVER_H
 #define SBX_REST_SERVER_H
 /* The REST half of the daemon (contract section 2; clauses F, S, M, C):

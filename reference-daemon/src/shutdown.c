@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The shutdown sequence (see shutdown.h); its decisions are
  * shutdown_behaviour's (shutdown_behaviour.h). */
 #include "shutdown.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_SHUTDOWN_H
 #define SBX_SHUTDOWN_H
 /* Graceful shutdown on SIGTERM/SIGINT (L1, L4, M2): health turns 503,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_SHUTDOWN_BEHAVIOUR_H
 #define SBX_SHUTDOWN_BEHAVIOUR_H
 /* The decisions of the shutdown sequence (shutdown.c) that another build

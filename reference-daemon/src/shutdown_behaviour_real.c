@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The real daemon's shutdown behaviour (see shutdown_behaviour.h). */
 #include "shutdown_behaviour.h"
 

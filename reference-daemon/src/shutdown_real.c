@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* shutdown_real: the shutdown sequence's own decisions (see
  * shutdown_behaviour.h). */
 #include "shutdown_behaviour.h"

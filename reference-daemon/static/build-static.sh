@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds a fully static sandboxd-ref (for images that only copy the binary in,
 # the seed's deployment topology B).
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Integration tests of Execute against the real daemon: P1-P6, P16, P18,
  * P19, G5 and the output bound. */
 #include <errno.h>

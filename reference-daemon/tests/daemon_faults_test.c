@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Each fault switch of sandboxd-ref-faulty breaks exactly the behaviour it
  * names: every probe below checks one contract behaviour; it must hold on
  * the faulty binary without faults and fail with its fault switched on. */

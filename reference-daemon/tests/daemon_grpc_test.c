@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Integration tests of gRPC protocol behaviour against the real daemon:
  * G2 unknown methods, G3 invalid messages, G4 unknown fields, G7
  * reflection. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_DAEMON_HARNESS_H
 #define SBX_DAEMON_HARNESS_H
 /* Integration-test harness: runs the real sandboxd-ref binary on ephemeral

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Integration tests of the daemon's lifecycle: graceful shutdown (L1, L4,
  * M2), root creation (L2), and resource hygiene over many process cycles
  * (no zombies, descriptors back to their baseline). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Integration tests of Start and the calls addressing its process against
  * the real daemon: P7-P15, P17, G6 and the bounded drain. */
 #include <limits.h>

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Usage: fault_free_binary.sh BINARY [--optional]
 # The shipped daemon holds no fault or variant code: nm finds no symbol
 # naming one ("default" aside; faults live in reference-daemon/faults/,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests of the confined resolver: every traversal shape, symlinks in and
  * out of the root, loops, dangling links, parent creation, and a thread that
  * swaps a directory for a symlink while another resolves. Every test runs

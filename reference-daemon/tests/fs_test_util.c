@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Temp-directory helpers for the daemon's file-system tests. */
 #include "fs_test_util.h"
 

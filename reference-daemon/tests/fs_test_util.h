@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_FS_TEST_UTIL_H
 #define SBX_FS_TEST_UTIL_H
 /* Temp-directory helpers for the daemon's file-system tests: a sandbox root

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """What the hostile-peer tests share: a sandboxd-ref on ephemeral loopback
 ports over a temporary root, its threads, descriptors and RSS from /proc,
 health and Execute probes, and the check log."""

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Hostile REST clients against sandboxd-ref, on loopback, each attack
 bounded in connections and time.
 

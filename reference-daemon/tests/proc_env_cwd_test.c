@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests of the environment merge and of cwd resolution beneath the
  * root. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests of the process manager on a libuv loop: output and exit
  * ordering, stdin, PTY resize and EOF, group signals, termination, drain
  * bound, back-pressure, the id registry, orphans and resource hygiene. */

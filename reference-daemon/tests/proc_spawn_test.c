@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests of the spawn layer: exec errors, exit statuses, process
  * groups, descriptor hygiene, stdin, working directory and PTYs. */
 #include <errno.h>

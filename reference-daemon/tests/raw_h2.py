@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """HTTP/2 frames written by hand, for tests that must send what a
 well-behaved client never would (no HTTP/2 library is needed): the
 connection preface, frames, and an HPACK header block of plain literals."""

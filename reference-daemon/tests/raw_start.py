@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """A Start call over a hand-written HTTP/2 connection (raw_h2.py), for tests
 that must control what a well-behaved client would not: the flow-control
 window it grants, and whether it reads at all."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Reflection names of sandboxd-ref as a client holding the upstream
 reference's generated stubs sees them (python3-grpcio).
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Integration tests of the REST half: the server runs in this process over a
  * temporary root, and libcurl drives it over loopback. One group of tests
  * per clause family of the contract (F, S, M, C). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Each REST fault switch of the fault-injection build breaks what FAULTS.md
  * says it breaks: the same request answers correctly with the switch off and
  * wrongly with it on. The server runs in-process over a temporary root. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests of the streaming multipart/form-data reader: every split point
  * of a body, binary content, missing file part, truncation and malformed
  * framing. */

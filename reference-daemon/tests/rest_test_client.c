@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A small libcurl client for the REST integration tests. */
 #include "rest_test_client.h"
 #include "test_parse.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_REST_TEST_CLIENT_H
 #define SBX_REST_TEST_CLIENT_H
 /* A small libcurl client for the REST integration tests. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* See rest_test_server.h. */
 #include "rest_test_server.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The REST half's server in-process over a temporary root (fs_fixture), on
  * an ephemeral loopback port: the set-up the REST integration tests share. */
 #ifndef SBX_REST_TEST_SERVER_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests of the REST half's pure parsers: percent-decoding, mode and
  * recursive parameters, byte ranges and the metadata filter. */
 #include <setjmp.h>

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """What sandboxd-ref does with a Start's process group when the stream
 ends, on loopback, bounded in time:
 

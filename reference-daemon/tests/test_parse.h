@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_TEST_PARSE_H
 #define SBX_TEST_PARSE_H
 /* Numbers that tests read back from the daemon, its children or the system

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Smoke runs of `sandboxd-conformance bench` with tiny sizes.
 
   launch  bench launches the bundled sandboxd-ref itself

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests of the bench's statistics, option parsing, ratios, targets and
  * JSON output. */
 #include <setjmp.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sbx-first-look: run inside the runtime under test (uploaded with PUT
  * mode=0755 and started with Execute or Start), it reports what its very
  * first instructions see: the terminal size of stdin, its pid, process

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sbx-race-swapper: the S7 case's swapper, run inside the runtime under
  * test (uploaded with PUT mode=0755 and started with Start). It trades a
  * directory and a symlink to outside with renameat2(RENAME_EXCHANGE), so

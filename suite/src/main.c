@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sandboxd-conformance: see runner.c. */
 #include <string.h>
 

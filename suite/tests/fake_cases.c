@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The test catalog: cases with known behaviour, compiled with the runner's
  * sources into sandboxd-conformance-fake (never into the real suite). They
  * run against fake_runtime.py. SBXC_FAKE_MODE chooses the behaviour:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Entry point of sandboxd-conformance-fake: the runner over the test catalog. */
 #include <string.h>
 

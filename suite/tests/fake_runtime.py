@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """A stand-in runtime for the runner's own tests (not a sandboxd).
 
 Serves just enough for the runner: REST /v1/health, /v1/metadata and

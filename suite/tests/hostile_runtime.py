@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """A scripted hostile runtime on loopback for the suite's own tests: the
 gRPC port speaks just enough HTTP/2 (frames written by hand, HPACK literals
 only), the REST port just enough HTTP/1.1. Modes:

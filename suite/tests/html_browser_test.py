@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """The HTML reports in a real browser (headless Chromium): the conformance
 report and the comparison page are loaded in an iframe of a probe page whose
 script reads the rendered DOM (order of the sections, the failures and where

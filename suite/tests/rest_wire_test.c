@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The suite's HTTP/1.1 clients (rest_client on libcurl, the cases' bare
  * raw_http) against a scripted loopback server that answers in the ways
  * other conformant stacks (Go net/http, aiohttp, uvicorn, express, nginx,

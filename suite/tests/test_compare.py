@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Tests of `sandboxd-conformance compare`: the matrix against the results
 documents it reads (recomputed here independently), folding, the four
 outputs, regressions with --base and their exemptions, baseline upkeep, and

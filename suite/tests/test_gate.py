@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """ci/gate.sh end to end on the test catalog: the baseline gate, and the
 regression gate against a main branch's results (--against), with its
 exemptions and its refusal of a missing results file."""

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """The whole suite against sandboxd-ref with --openapi set to the upstream
 reference's own document (openapi/upstream/, a copy: CI's checkout does not
 rely on ../shared being at a given path).

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """End-to-end tests of the runner on its test catalog (fake_cases.c) against
 the stand-in runtime (fake_runtime.py): outcomes, exit codes, the verdict,
 baseline, rerun-failed, seed, selection, and every reporter read back."""

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """The real suite against scripted hostile runtimes (hostile_runtime.py):
 each run must end within a bound, write every report asked for, say what
 it observed, and keep its workers' memory bounded.

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """The real suite in launch mode against sandboxd-ref on the health and
 metadata cases: the launch path end to end, reports, and the daemon's exit
 status after SIGTERM (which must be a clean exit)."""

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests of the runner's pure parts: verdict and exit code, text
  * sanitising, launch command words, baseline parsing, rerun sets, and the
  * JSON document read back with jansson. */

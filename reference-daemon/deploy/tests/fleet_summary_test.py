@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """`sandboxd-conformance summary` over a fleet's results volume built from the
 sample bundles: a conformant sandbox, a failing one, a listed one without a
 bundle and a broken results.json; checks every line, the Markdown and the

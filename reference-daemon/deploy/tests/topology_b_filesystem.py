@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Topology B without a registry: assembles the file systems of its two images
 and certifies the daemon started from them.
 

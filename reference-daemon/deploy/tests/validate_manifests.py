@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Structural checks of the deployment recipes (no cluster, no registry):
 every manifest parses and has its required fields; images, commands, flags,
 ports, volumes and labels agree with each other, with the image recipes and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Atomic file replacement beneath the root (see atomic_write.h). */
 #include "fs/atomic_write.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_FS_ATOMIC_WRITE_H
 #define SBX_FS_ATOMIC_WRITE_H
 /* Atomic replacement of a file beneath the root (F1, F2, F6, C1-C3): the new

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_FS_BEHAVIOUR_H
 #define SBX_FS_BEHAVIOUR_H
 /* The operations of fs/ that another build of the daemon may wrap. The

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fs_real: the daemon's own fs/ operations (see fs_behaviour.h). */
 #include "fs/fs_behaviour.h"
 

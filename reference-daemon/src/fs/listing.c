@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Directory listing beneath the root (see listing.h). */
 #include "fs/listing.h"
 

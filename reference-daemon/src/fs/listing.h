@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_FS_LISTING_H
 #define SBX_FS_LISTING_H
 /* Directory listing beneath the root (F8, S6): entries with their size,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Removal beneath the root without following symlinks (see remove_tree.h). */
 #include "fs/remove_tree.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_FS_REMOVE_TREE_H
 #define SBX_FS_REMOVE_TREE_H
 /* Removal beneath the root (F10, F11, S5): an unlinkat walk that never

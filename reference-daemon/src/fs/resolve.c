@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Confined path resolution beneath the sandbox root (see resolve.h).
  *
  * Every path is first normalised lexically: empty and "." components are

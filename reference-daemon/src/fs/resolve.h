@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_FS_RESOLVE_H
 #define SBX_FS_RESOLVE_H
 /* Kernel-enforced path confinement beneath the sandbox root, shared by the

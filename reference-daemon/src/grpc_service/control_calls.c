@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* WriteStdin, SendSignal and ResizeTTY: unary calls addressing a Start
  * process by the id from its InitEvent (P9, P12, P13, P14). */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Env names straight from the protobuf wire format (see env_keys.h). */
 #include "grpc_service/env_keys.h"
 

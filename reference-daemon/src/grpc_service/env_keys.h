@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_GRPC_SERVICE_ENV_KEYS_H
 #define SBX_GRPC_SERVICE_ENV_KEYS_H
 /* Validation of env_vars names in a serialized ExecuteRequest or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Execute: runs a command to completion with stdin on /dev/null (P1) and
  * answers exit code, stdout and stderr in one message. Output is buffered
  * up to --execute-output-limit per stream; beyond it the process group is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* ProcessService set-up and the pieces its handlers share: launching a
  * process from a validated request and sending messages. */
 #include "grpc_service/process_service.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_GRPC_SERVICE_PROCESS_SERVICE_H
 #define SBX_GRPC_SERVICE_PROCESS_SERVICE_H
 /* process.v1.ProcessService on the gRPC server: Start, Execute,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* ProcessService request validation and error mapping. */
 #include "grpc_service/request.h"
 

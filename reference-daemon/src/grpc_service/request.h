@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_GRPC_SERVICE_REQUEST_H
 #define SBX_GRPC_SERVICE_REQUEST_H
 /* Validation of ProcessService requests into what the daemon acts on. Pure

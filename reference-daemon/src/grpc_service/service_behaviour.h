@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_GRPC_SERVICE_BEHAVIOUR_H
 #define SBX_GRPC_SERVICE_BEHAVIOUR_H
 /* The decisions of the ProcessService that another build of the daemon may

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The real daemon's ProcessService behaviour (see service_behaviour.h). */
 #include "grpc_service/service_behaviour.h"
 

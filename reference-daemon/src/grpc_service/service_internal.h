@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_GRPC_SERVICE_INTERNAL_H
 #define SBX_GRPC_SERVICE_INTERNAL_H
 /* Shared by the ProcessService's call handlers. */

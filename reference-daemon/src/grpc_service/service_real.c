@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* service_real: the ProcessService's own decisions (service_behaviour.h). */
 #include "grpc_service/service_behaviour.h"
 

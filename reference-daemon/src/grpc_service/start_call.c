@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Start: a server-streaming call that owns one process. InitEvent first
  * (the id is registered before it is queued, P9), then stdout/stderr events
  * of at most --stream-chunk-size bytes as the child produces them (P10),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Working-directory resolution for processes. */
 #include "cwd.h"
 

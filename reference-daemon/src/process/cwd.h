@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_PROCESS_CWD_H
 #define SBX_PROCESS_CWD_H
 /* A process's working directory, resolved beneath the sandbox root by the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Environment merge. Keys are sorted once so the work is O((n + m) log n)
  * whatever the number of variables a request carries. */
 #include "env.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_PROCESS_ENV_H
 #define SBX_PROCESS_ENV_H
 /* The child's environment: the daemon's own environment with the request's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Linear probing with tombstones; the table doubles at 50 % load and is
  * rebuilt in place of its tombstones when they pile up. */
 #include "intmap.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_PROCESS_INTMAP_H
 #define SBX_PROCESS_INTMAP_H
 /* A small open-addressing hash map from non-zero int32 keys to pointers:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Managed processes on the loop (see proc.h): spawning, output, polling,
  * exit and drain, signals, release and the manager; stdin in
  * proc_stdin.c, ids in proc_registry.c, the daemon's other children in

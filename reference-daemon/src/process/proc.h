@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_PROCESS_PROC_H
 #define SBX_PROCESS_PROC_H
 /* Managed child processes on a libuv loop: output read as it is produced

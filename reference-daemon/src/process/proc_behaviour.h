@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_PROC_BEHAVIOUR_H
 #define SBX_PROC_BEHAVIOUR_H
 /* The decisions of the process manager that another build of the daemon

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The daemon's children beyond its records: orphans it adopted as
  * subreaper (reaped on SIGCHLD, killed at exit) and the members a group
  * keeps after its leader (see proc.h). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_PROCESS_PROC_INTERNAL_H
 #define SBX_PROCESS_PROC_INTERNAL_H
 /* The process manager's records, shared by its files: proc.c (life cycle,

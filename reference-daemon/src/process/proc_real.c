@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* proc_real: the process manager's own decisions (see proc_behaviour.h). */
 #include "proc_behaviour.h"
 

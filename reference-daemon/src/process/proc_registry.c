@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The process ids of managed processes, decoupled from OS PIDs (see
  * proc.h), and the records' accessors. */
 #include <stdint.h>

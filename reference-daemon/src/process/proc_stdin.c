@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A managed process's stdin: writes queued in order, within the manager's
  * bound, flushed as the pipe or PTY takes them (see proc.h). */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Child start-up with clone(CLONE_VM | CLONE_VFORK): the child borrows the
  * daemon's memory until it execs, like posix_spawn, so starting a process
  * costs the same whatever the daemon's size. The child therefore only makes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_PROCESS_SPAWN_H
 #define SBX_PROCESS_SPAWN_H
 /* Starting one child process: argv with PATH lookup, a prepared environment,

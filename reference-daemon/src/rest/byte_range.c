@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Single byte-range parsing (see byte_range.h). */
 #include "rest/byte_range.h"
 

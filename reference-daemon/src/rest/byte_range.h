@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_REST_BYTE_RANGE_H
 #define SBX_REST_BYTE_RANGE_H
 /* A single HTTP byte range (RFC 9110 section 14): bytes=a-b, a-, -n. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* DELETE of /v1/files/{path} (F10, F11, S5): files, empty directories and,
  * with recursive=true, whole trees, removed without following symlinks; the
  * root is never removed, only emptied. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* GET and HEAD of /v1/files/{path} (F7, F8, F9, S1-S3, S6, S9, C1, C4): a
  * file is streamed from its open descriptor (sendfile), so a delete during
  * the transfer does not cut it short and memory does not grow with its

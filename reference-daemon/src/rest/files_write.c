@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* PUT of /v1/files/{path} (F1-F6, S1-S4, S7, S9, C1-C3): the body is
  * streamed into a temporary file beside the target as it arrives (raw, or
  * the "file" part of a multipart/form-data body) and renamed over the target

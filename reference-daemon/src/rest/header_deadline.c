@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The header-block deadline (see header_deadline.h). */
 #include "rest/header_deadline.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_REST_HEADER_DEADLINE_H
 #define SBX_REST_HEADER_DEADLINE_H
 /* A deadline for a request's header block. libmicrohttpd's connection

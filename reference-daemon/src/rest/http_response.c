@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* REST responses (see http_response.h). */
 #include "rest/http_response.h"
 

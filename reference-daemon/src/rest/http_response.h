@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_REST_HTTP_RESPONSE_H
 #define SBX_REST_HTTP_RESPONSE_H
 /* Building and queueing REST responses: JSON bodies, empty bodies and the

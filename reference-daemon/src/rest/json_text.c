@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* JSON strings from arbitrary bytes (see json_text.h). */
 #include "rest/json_text.h"
 

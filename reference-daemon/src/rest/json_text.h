@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_REST_JSON_TEXT_H
 #define SBX_REST_JSON_TEXT_H
 /* JSON strings from file names and other bytes: Linux names need not be

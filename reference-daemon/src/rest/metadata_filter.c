@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The metadata filter (see metadata_filter.h). */
 #include "rest/metadata_filter.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_REST_METADATA_FILTER_H
 #define SBX_REST_METADATA_FILTER_H
 /* Which environment variables /v1/metadata may serve (M3, M4). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Streaming multipart/form-data reader (see multipart.h).
  *
  * The body is a sequence of parts, each introduced by CRLF "--" boundary;

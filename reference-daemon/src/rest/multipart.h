@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_REST_MULTIPART_H
 #define SBX_REST_MULTIPART_H
 /* A streaming, sans-I/O reader of multipart/form-data bodies (RFC 7578) that

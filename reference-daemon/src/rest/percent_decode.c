@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Percent-decoding of request targets (see percent_decode.h). */
 #include "rest/percent_decode.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_REST_PERCENT_DECODE_H
 #define SBX_REST_PERCENT_DECODE_H
 /* Percent-decoding of request targets, applied exactly once (F12). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* GET /v1/health (M1, M2) and GET /v1/metadata (M3, M4). */
 #include <stdlib.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_REST_REQUEST_H
 #define SBX_REST_REQUEST_H
 /* Per-request state kept by the HTTP server between the calls it makes for

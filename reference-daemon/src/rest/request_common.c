@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Helpers shared by the route handlers: error mapping and query arguments. */
 #include <errno.h>
 #include <stdlib.h>

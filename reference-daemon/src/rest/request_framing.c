@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Body-length framing checks (see request_framing.h). */
 #include "rest/request_framing.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_REST_REQUEST_FRAMING_H
 #define SBX_REST_REQUEST_FRAMING_H
 /* Strict message framing (RFC 9112, section 6): requests whose body length

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Validation of the query parameters of /v1/files (see request_params.h). */
 #include "rest/request_params.h"
 

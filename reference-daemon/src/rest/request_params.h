@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_REST_REQUEST_PARAMS_H
 #define SBX_REST_REQUEST_PARAMS_H
 /* Validation of the query parameters of /v1/files (F3, F10). */

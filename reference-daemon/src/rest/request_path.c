@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Decoding of request paths and query values (see request_path.h). */
 #include "rest/request_path.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_REST_REQUEST_PATH_H
 #define SBX_REST_REQUEST_PATH_H
 /* The {path} of /v1/files/{path}: taken raw from the request target and

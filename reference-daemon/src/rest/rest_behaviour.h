@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_REST_BEHAVIOUR_H
 #define SBX_REST_BEHAVIOUR_H
 /* The decisions of rest/ that another build of the daemon may wrap; the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rest_real: the daemon's own REST decisions (see rest_behaviour.h). */
 #include "rest/rest_behaviour.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The REST server (contract section 2): libmicrohttpd with one thread per
  * connection, so a slow upload or download never delays another request
  * (C5) and a health probe never waits behind a file transfer, while file

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Figures of two runtimes or two runs side by side. */
 #include "bench_text.h"
 #include "bench_compare.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_BENCH_COMPARE_H
 #define SBX_BENCH_COMPARE_H
 /* Two runtimes' figures side by side: each figure for A and B, the ratio

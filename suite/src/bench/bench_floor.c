@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Floors: the same work done without a runtime in between. */
 #include "bench_text.h"
 #include "bench_floor.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_BENCH_FLOOR_H
 #define SBX_BENCH_FLOOR_H
 /* The machine's floors, measured in the same run as the runtime figures:

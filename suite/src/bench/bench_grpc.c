@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* ProcessService figures: Execute latency and throughput, Start latencies and
  * streaming rate, and many concurrent Start streams on one connection. */
 #include "bench_text.h"

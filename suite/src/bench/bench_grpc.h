@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_BENCH_GRPC_H
 #define SBX_BENCH_GRPC_H
 /* ProcessService figures, on the wire layer's gRPC client directly:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The bench subcommand: target, floors, runtime figures, memory, outputs. */
 #include "bench_text.h"
 #include "bench_main.h"

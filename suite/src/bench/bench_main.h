@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_BENCH_MAIN_H
 #define SBX_BENCH_MAIN_H
 /* `sandboxd-conformance bench`: argv[0] is "bench". Returns the exit status

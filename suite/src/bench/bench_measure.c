@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Bounded measuring loops shared by every figure. */
 #include "bench_text.h"
 #include "bench_measure.h"

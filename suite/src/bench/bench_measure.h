@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_BENCH_MEASURE_H
 #define SBX_BENCH_MEASURE_H
 /* Generic measuring loops: warm-up excluded, bounded by a count AND a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Sampling the runtime's resident set from /proc. */
 #include "bench_text.h"
 #include "bench_memory.h"

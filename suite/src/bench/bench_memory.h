@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_BENCH_MEMORY_H
 #define SBX_BENCH_MEMORY_H
 /* The runtime's memory, from /proc/<pid>/status (VmRSS, VmHWM), sampled by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Argument parsing and --help of the bench subcommand. */
 #include "bench_text.h"
 #include "bench_opts.h"

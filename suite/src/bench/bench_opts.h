@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_BENCH_OPTS_H
 #define SBX_BENCH_OPTS_H
 /* Command line of `sandboxd-conformance bench`. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Console table and JSON output of a bench run. */
 #include "bench_text.h"
 #include "bench_report.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_BENCH_REPORT_H
 #define SBX_BENCH_REPORT_H
 /* The bench's outputs: the console table and the JSON document

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* REST figures: small-file latency and request rate, big-file throughput. */
 #include "bench_text.h"
 #include "bench_rest.h"

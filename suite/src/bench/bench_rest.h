@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_BENCH_REST_H
 #define SBX_BENCH_REST_H
 /* REST figures, on libcurl easy handles kept alive across requests:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Figures of a bench run, their ratios to floors, and the reference daemon's
  * targets. */
 #include "bench_text.h"

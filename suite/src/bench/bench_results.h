@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_BENCH_RESULTS_H
 #define SBX_BENCH_RESULTS_H
 /* The figures a bench run produces, in the order they were measured, each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Order statistics of latency samples (nearest-rank percentiles). */
 #include "bench_stats.h"
 

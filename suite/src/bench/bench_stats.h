@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_BENCH_STATS_H
 #define SBX_BENCH_STATS_H
 /* Latency samples and their order statistics. A sample set has a fixed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Attach to or launch the runtime under measurement. */
 #include "bench_text.h"
 #include "bench_target.h"

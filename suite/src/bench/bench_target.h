@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_BENCH_TARGET_H
 #define SBX_BENCH_TARGET_H
 /* The runtime a bench measures: attached to (addresses, optional PID) or

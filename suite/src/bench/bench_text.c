@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Bounded, always NUL-terminated formatting. */
 #include "bench_text.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_BENCH_TEXT_H
 #define SBX_BENCH_TEXT_H
 /* Bounded formatting for messages and labels: truncation is the intended

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_CASE_API_H
 #define SBX_CASE_API_H
 /* What a conformance case sees: its catalog entry, its context (endpoints,

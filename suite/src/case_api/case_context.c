@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The case context and outcome recording (case_api.h), as seen from inside a
  * worker: every outcome is sent to the parent at once, so a case that later
  * hangs or crashes still has its failures reported. */

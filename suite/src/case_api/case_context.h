@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_CASE_CONTEXT_H
 #define SBX_CASE_CONTEXT_H
 /* The runner's side of struct case_ctx: how a worker builds the context for

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Private runtime instances for lifecycle and [launch] cases (case_api.h):
  * the run's launch command started again on fresh ports and a fresh root.
  * The instance stays in the worker's process group, so a worker killed on

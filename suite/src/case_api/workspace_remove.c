@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Workspace removal that cannot escape the sandbox root (workspace_remove.h). */
 #include "workspace_remove.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_WORKSPACE_REMOVE_H
 #define SBX_WORKSPACE_REMOVE_H
 /* Removing a workspace (a case directory, the run's prefix) on a runtime

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* ProcessService calls for cases on the sbx_grpc client and the generated
  * process.v1 code. One connection per case, opened lazily in the case's own
  * worker process and closed by the runner's per-case state cleanup. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_PROCESS_CLIENT_H
 #define SBX_PROCESS_CLIENT_H
 /* ProcessService calls for cases, on the wire layer's gRPC client

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* REST client on libcurl. The request-target goes on the wire exactly as the
  * case wrote it (CURLOPT_REQUEST_TARGET), so traversal vectors, odd escapes
  * and raw segments reach the server unmodified; bodies are kept up to a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_REST_CLIENT_H
 #define SBX_REST_CLIENT_H
 /* HTTP/1.1 client for the REST surface (libcurl). Paths are sent exactly as

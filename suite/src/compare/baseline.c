@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Baseline files (libyaml document API). */
 #include "baseline.h"
 

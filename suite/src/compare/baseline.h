@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_BASELINE_H
 #define SBX_BASELINE_H
 /* Known deviations (--baseline FILE): a YAML list of case IDs with a reason

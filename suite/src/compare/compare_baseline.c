@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Writing and pruning baseline files (libyaml's emitter). */
 #include "compare_baseline.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_COMPARE_BASELINE_H
 #define SBX_COMPARE_BASELINE_H
 /* Baseline upkeep from a run's results:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* `compare` on the console: the runs, the matrix (agreeing rows folded),
  * and with --base the changes and regressions. */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* `compare --html FILE`: one self-contained page. It opens with the
  * regressions (with --base) and the cases where the runs differ, each linked
  * to its clause's row; then one picture of the contract per run; then the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* `compare --json FILE`: schema sandboxd-conformance-compare/1 (documented in
  * reports/README.md). Every row is written, with its agreement flag. */
 #include "compare_report.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Options and flow of `sandboxd-conformance compare`. */
 #include "compare_main.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_COMPARE_MAIN_H
 #define SBX_COMPARE_MAIN_H
 /* `sandboxd-conformance compare`: compares results documents of runs (of

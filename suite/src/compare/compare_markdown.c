@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* `compare --markdown FILE`: for a pull-request comment or a CI job summary.
  * The regressions first (with --base), then the rows where the runs differ;
  * agreeing rows only with --all. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_COMPARE_MATRIX_H
 #define SBX_COMPARE_MATRIX_H
 /* The comparison of two or more runs: the union of their clauses and cases

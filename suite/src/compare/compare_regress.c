@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Changes between two runs and the regressions a gate counts. */
 #include "compare_regress.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_COMPARE_REGRESS_H
 #define SBX_COMPARE_REGRESS_H
 /* `compare --base OLD NEW`: what changed from OLD to NEW, and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Helpers shared by the outputs of `compare`. */
 #include "compare_report.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_COMPARE_REPORT_H
 #define SBX_COMPARE_REPORT_H
 /* Outputs of `compare`: console, Markdown, HTML and JSON. Rows where every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Loading and checking a results document for `compare`. */
 #include "compare_run.h"
 

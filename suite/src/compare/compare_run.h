@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_COMPARE_RUN_H
 #define SBX_COMPARE_RUN_H
 /* One results document (--json of a run, schema version 1) loaded for

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The fleet summary (see fleet_summary.h): one line per bundle, the sandboxes
  * of a --targets list that have none, totals by verdict. */
 #include "fleet_summary.h"

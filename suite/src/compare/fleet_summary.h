@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_FLEET_SUMMARY_H
 #define SBX_FLEET_SUMMARY_H
 /* `sandboxd-conformance summary`: reads the certification bundles of a fleet

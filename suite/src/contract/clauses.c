@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Lookup and rendering of the contract's clauses. The table itself is
  * clause_table.c, generated from cases/contract/contract.yaml. */
 #include "clauses.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_CLAUSES_H
 #define SBX_CLAUSES_H
 /* The contract's clauses, for --explain, the per-clause roll-up and the

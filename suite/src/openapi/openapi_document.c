@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The OpenAPI document: loading it (file or string), its routes under
  * every server's base path, the shared and contract documents, and $ref
  * resolution. */

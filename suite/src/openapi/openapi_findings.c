@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Findings of a validation and the wording of values and paths in them
  * (see openapi_internal.h). */
 #include "openapi_internal.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The string formats the validator checks: RFC 3339 dates and date-times. */
 #include "openapi_internal.h"
 

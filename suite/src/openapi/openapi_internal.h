@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_OPENAPI_INTERNAL_H
 #define SBX_OPENAPI_INTERNAL_H
 /* What the OpenAPI files share behind openapi_schema.h: the loaded document

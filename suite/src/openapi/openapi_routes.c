@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Routes and responses: matching request paths to the document's routes
  * and validating a response against what the document says of it. */
 #include "openapi_internal.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_OPENAPI_SCHEMA_H
 #define SBX_OPENAPI_SCHEMA_H
 /* The project's OpenAPI 3.0 document (openapi/sandboxd.yaml), loaded at run

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* JSON Schema validation of values against the document's schemas
  * (types, formats, strings, numbers, objects, arrays, combinators). */
 #include "openapi_internal.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* YAML to jansson values for the OpenAPI document (see openapi_yaml.h). */
 #include "openapi_yaml.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_OPENAPI_YAML_H
 #define SBX_OPENAPI_YAML_H
 /* YAML to JSON values (libyaml + jansson), enough for an OpenAPI document:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_CONSOLE_H
 #define SBX_CONSOLE_H
 /* The console reporter: a header, a live line per finished case, then a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The contract at a glance (HTML). */
 #include "html_glance.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_HTML_GLANCE_H
 #define SBX_HTML_GLANCE_H
 /* The picture of the whole contract that HTML reports open with: one cell

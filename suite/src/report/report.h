@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_REPORT_H
 #define SBX_REPORT_H
 /* Reporters. Each writes one file from the run's results; 0 or -1 (errno). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* HTML: a self-contained conformance report that reads like the contract's
  * table of contents — clause groups, each clause with its level, text, and
  * its cases with outcomes and failure details — headed by the verdict, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* JSON results (schema version 1, documented in reports/README.md and
  * reports/results-schema.json). */
 #include <stdio.h>

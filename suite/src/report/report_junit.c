@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* JUnit XML: one <testsuite> per clause group, one <testcase> per selected
  * case (classname = clause group). Valid against the common Jenkins/Ant
  * JUnit schema (suite/tests/junit.xsd). Timeouts are failures of type

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Markdown: a verdict line, per-group and per-clause tables, then the
  * failures with details (for a pull-request comment or a CI job summary). */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* TAP version 13: one test point per selected case; skips and baseline
  * expected failures as directives, details as YAML blocks. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Catalog: walks the linker section that SBX_CASE fills. The section bounds
  * are weak so that a binary without any case still links. */
 #include "catalog.h"

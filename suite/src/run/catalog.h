@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_CATALOG_H
 #define SBX_CATALOG_H
 /* The case catalog: every SBX_CASE registered in the "sbx_cases" section,

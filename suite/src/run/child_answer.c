@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Bounded reading of a forked probe's answer (see child_answer.h). */
 #include "child_answer.h"
 

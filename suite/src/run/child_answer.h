@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_CHILD_ANSWER_H
 #define SBX_CHILD_ANSWER_H
 /* The answer of a forked probe (a child that writes a short text to a pipe

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Option parsing and --help. Long options only, "--name value" or
  * "--name=value". */
 #include "cli.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_CLI_H
 #define SBX_CLI_H
 /* The command line of sandboxd-conformance. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The runtime's liveness, asked from a forked child (see liveness.h). */
 #include "liveness.h"
 

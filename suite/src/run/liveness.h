@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_LIVENESS_H
 #define SBX_LIVENESS_H
 /* Is the runtime still answering? GET /v1/health and one Execute of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The per-case bound on bytes taken from the runtime (see output_limit.h). */
 #include <stdbool.h>
 #include <stdio.h>

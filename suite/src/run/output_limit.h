@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_OUTPUT_LIMIT_H
 #define SBX_OUTPUT_LIMIT_H
 /* How many bytes a case may take from a runtime: the output of all its

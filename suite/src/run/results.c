@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The result model's small helpers. */
 #include "results.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_RESULTS_H
 #define SBX_RESULTS_H
 /* What a run produced: one result per catalog case (run or not), the run's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The run, start to finish: runner_main in named steps (parse the options,
  * load the catalog, plan the selection, start the run, reach the target,
  * run the cases, finish with the reports). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_RUNNER_H
 #define SBX_RUNNER_H
 /* The whole run: options, target, catalog, selection, scheduling, verdict

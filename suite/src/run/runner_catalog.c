@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The catalog commands: --list (the selected cases) and --explain ID. */
 #include "runner_catalog.h"
 

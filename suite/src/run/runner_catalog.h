@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_RUNNER_CATALOG_H
 #define SBX_RUNNER_CATALOG_H
 /* The catalog commands of the runner. */

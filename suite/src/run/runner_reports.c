@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What a run writes: the per-case log lines and progress, the reports
  * asked for, and the certification bundle. */
 #include "runner_reports.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_RUNNER_REPORTS_H
 #define SBX_RUNNER_REPORTS_H
 /* The run's log, console progress, reports and certification bundle. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Making a run's outcomes final: the baseline's expected failures, the
  * verdict, and the reports of a run whose runtime could not be reached. */
 #include <stdio.h>

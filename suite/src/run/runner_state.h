@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_RUNNER_STATE_H
 #define SBX_RUNNER_STATE_H
 /* One run's state as runner_main's steps hand it on: runner.c (parse, plan,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Scheduler: forked workers, their event pipes, timeouts and cleanups. */
 #include "scheduler.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_SCHEDULER_H
 #define SBX_SCHEDULER_H
 /* The parent side of a run: forks one worker per selected case, at most

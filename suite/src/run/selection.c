@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Selection: focus/skip patterns, tags, level, profile, rerun set, needs. */
 #include "selection.h"
 

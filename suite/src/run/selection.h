@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_SELECTION_H
 #define SBX_SELECTION_H
 /* Which catalog cases a run selects, and which of the selected ones are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_VERDICT_H
 #define SBX_VERDICT_H
 /* The verdict and the exit code, from the results alone:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Worker processes: one case each, plus cleanup jobs. */
 #include "worker.h"
 

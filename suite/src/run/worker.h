@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_WORKER_H
 #define SBX_WORKER_H
 /* The child side of a run: a forked worker runs one case in its own

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The worker-to-scheduler event lines (see worker_event.h). */
 #include "worker_event.h"
 

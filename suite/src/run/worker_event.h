@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_WORKER_EVENT_H
 #define SBX_WORKER_EVENT_H
 /* What a case's worker process tells the scheduler, one event per line on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Finding the bundled sandboxd-ref (see bundled_runtime.h). */
 #include "bundled_runtime.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_BUNDLED_RUNTIME_H
 #define SBX_BUNDLED_RUNTIME_H
 /* The sandboxd-ref built or installed with this suite (--launch-bundled,

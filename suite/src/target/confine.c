@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Private mount namespace for a launched runtime (confine.h). */
 #include "confine.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_CONFINE_H
 #define SBX_CONFINE_H
 /* --confine-runtime: the launched runtime gets a private mount namespace in

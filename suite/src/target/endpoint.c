@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Address parsing and the one reachability check done before any case. */
 #include "endpoint.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_ENDPOINT_H
 #define SBX_ENDPOINT_H
 /* Endpoint addresses and the up-front reachability check. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Launch mode: start, health-wait and stop a runtime under test. */
 #include "launcher.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_LAUNCHER_H
 #define SBX_LAUNCHER_H
 /* Launch mode: starts a runtime from a command template on free loopback

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_RUN_TARGET_H
 #define SBX_RUN_TARGET_H
 /* The endpoint a run talks to, shared read-only by the parent and every

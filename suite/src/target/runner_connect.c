@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Reaching the runtime under test: attaching to --grpc/--rest, or launching
  * it (--launch, --launch-bundled or the bundled sandboxd-ref), and checking
  * that both endpoints answer before any case runs. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What the runner learns of the runtime before the cases run: the bundled
  * binary's version, /v1/metadata, and a capability probe (one Execute). */
 #include "runner_probe.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_RUNNER_PROBE_H
 #define SBX_RUNNER_PROBE_H
 /* What the runner asks the runtime (and the bundled binary) before the run. */

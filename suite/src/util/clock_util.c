@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Monotonic and UTC wall-clock readings (see clock_util.h). */
 #include "clock_util.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_CLOCK_UTIL_H
 #define SBX_CLOCK_UTIL_H
 /* The clocks the runner reads: monotonic seconds for bounds and durations,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Locating the suite's run-time data: flag or environment, the installed
  * share directory relative to the executable, the source tree. */
 #include "data_dir.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_DATA_DIR_H
 #define SBX_DATA_DIR_H
 /* Where the suite's run-time data lives (the OpenAPI document, the traversal

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Local filesystem helpers (the runner's temporary roots, logs, bundle). */
 #include "fs_util.h"
 

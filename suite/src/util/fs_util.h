@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_FS_UTIL_H
 #define SBX_FS_UTIL_H
 /* Local filesystem helpers for the runner's own temporary files. */

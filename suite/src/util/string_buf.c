@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The suite's string builder (see string_buf.h). */
 #include "string_buf.h"
 

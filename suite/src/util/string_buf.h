@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_STRING_BUF_H
 #define SBX_STRING_BUF_H
 /* The suite's one string builder, for the runner and the cases. */

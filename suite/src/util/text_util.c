@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Text helpers: sanitising bytes for reports, escaping for XML/Markdown. */
 #include "text_util.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef SBX_TEXT_UTIL_H
 #define SBX_TEXT_UTIL_H
 /* Small text helpers shared by the runner and the reporters: making arbitrary

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The project's document (openapi/sandboxd.yaml) through the validator: what
  * it accepts and refuses, and that editing the document changes the checks. */
 #include <setjmp.h>

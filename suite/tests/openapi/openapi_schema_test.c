@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The schema validator's keywords, on small inline documents. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* OpenAPI documents as written in the wild: server URL base paths (several
  * servers, variables, per-path servers), path-level and operation-level
  * parameters, $ref across components, parameters named differently from the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* YAML to JSON conversion used to load the OpenAPI document. */
 #include <setjmp.h>
 #include <stdarg.h>

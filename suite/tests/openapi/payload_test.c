@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Self-verifying payloads (cases/common/payload.c): streamed and in-memory
  * generation agree, intact payloads verify, torn/truncated/padded ones do
  * not, with the offset of the first bad byte. */

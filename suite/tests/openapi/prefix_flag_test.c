@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* --metadata-env-prefix found in launch commands (cases/metadata/prefix_flag.c):
  * the forms flag parsers accept, quoting, the last occurrence, and what is
  * not the flag. */
