@@ -378,11 +378,13 @@ int runner_main(int argc, char **argv)
     struct catalog cat;
     if (catalog_load(&cat, err, sizeof err) != 0) {
         fprintf(stderr, "sandboxd-conformance: the case catalog is broken:\n%s", err);
+        cli_free(&o);
         return RUNNER_INTERNAL;
     }
     if (o.explain) {
         rc = runner_explain(&cat, o.explain);
         catalog_free(&cat);
+        cli_free(&o);
         return rc;
     }
 
@@ -391,15 +393,17 @@ int runner_main(int argc, char **argv)
     st.o = &o;
     st.argc = argc;
     st.argv = argv;
-    st.argv_redacted = request_headers_redact_argv(&o.headers, argc, argv);
     st.rt.pid = -1;
     st.log_fd = -1;
     st.interrupted = &interrupted;
     if (selection_init(&st.sel, o.focus, o.skip, err, sizeof err) != 0) {
         fprintf(stderr, "sandboxd-conformance: %s\n", err);
         catalog_free(&cat);
+        cli_free(&o);
         return RUNNER_USAGE;
     }
+    /* After every early return above: release_run frees it. */
+    st.argv_redacted = request_headers_redact_argv(&o.headers, argc, argv);
     st.sel.tags = o.tags;
     st.sel.core_only = o.core_only;
     st.sel.transport = o.transport;
