@@ -87,18 +87,27 @@ static void listing_prompt(struct case_ctx *ctx, const char *kind)
     free(target);
 }
 
-static void s9_fifo(struct case_ctx *ctx)
+/* Makes the FIFO `fifo` in the case directory through Execute; false (the
+ * case failed or skipped, with the reason) when it cannot. */
+static bool make_fifo(struct case_ctx *ctx)
 {
     char why[300];
     int rc = conf_sh(ctx, "mkfifo fifo && [ -p fifo ]", NULL, why, sizeof why);
     if (rc < 0) {
         case_fail(ctx, "Execute (P1) runs mkfifo to make the FIFO", "%s", why);
-        return;
+        return false;
     }
     if (rc != 0) {
         case_skip(ctx, "cannot make a FIFO in the runtime with mkfifo: %s", why);
-        return;
+        return false;
     }
+    return true;
+}
+
+static void s9_fifo(struct case_ctx *ctx)
+{
+    char why[300];
+    if (!make_fifo(ctx)) return;
     special_request(ctx, "GET", "fifo", "FIFO");
     special_request(ctx, "HEAD", "fifo", "FIFO");
     special_request(ctx, "PUT", "fifo", "FIFO");
@@ -239,15 +248,7 @@ static void special_through_links(struct case_ctx *ctx, const char *target, cons
 static void s9_through_links(struct case_ctx *ctx)
 {
     char why[300];
-    int rc = conf_sh(ctx, "mkfifo fifo && [ -p fifo ]", NULL, why, sizeof why);
-    if (rc < 0) {
-        case_fail(ctx, "Execute (P1) runs mkfifo to make the FIFO", "%s", why);
-        return;
-    }
-    if (rc != 0) {
-        case_skip(ctx, "cannot make a FIFO in the runtime with mkfifo: %s", why);
-        return;
-    }
+    if (!make_fifo(ctx)) return;
     special_through_links(ctx, "fifo", "FIFO");
     unblock_fifo(ctx, "fifo");
     conf_sh(ctx, "rm -f fifo", NULL, why, sizeof why);
