@@ -27,6 +27,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
 #include <sys/uio.h>
 
 #include "sbx_grpc_status.h"
@@ -55,6 +56,14 @@ struct sbx_grpc_server_opts {
     unsigned send_stall_timeout_ms; /* response bytes queued that the peer takes none of
                                        this long (its window stays closed, or it does not
                                        read): RST (CANCEL), on_cancel with STALLED */
+    /* Admission of each TCP connection within max_connections by its peer's
+       address, for limits the caller keeps (a per-client cap): called on the
+       loop; false closes the connection at once. Every admitted connection is
+       released exactly once, when it closes, with the tag admit set. NULL =
+       every peer admitted. */
+    bool (*admit_peer)(const struct sockaddr *peer, void **tag, void *user);
+    void (*release_peer)(void *tag, void *user);
+    void *peer_user;
     /* Response encodings the gRPC protocol leaves to the server; all off /
        NULL is this library's choice. */
     const char *content_type;    /* NULL = "application/grpc"; a "application/grpc+..."

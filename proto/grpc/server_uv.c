@@ -48,6 +48,8 @@ struct uv_conn {
     bool idle_goaway;      /* the idle timeout sent GOAWAY */
     int64_t accepted_ms;   /* for the handshake deadline */
     int64_t idle_since_ms; /* no stream open since then; 0 while one is */
+    bool admitted;         /* admit_peer said yes: release_peer at the close */
+    void *peer_tag;
 };
 
 /* Output the socket did not take at once; its bytes stay in the session's
@@ -202,6 +204,7 @@ static void conn_handle_closed(uv_handle_t *h)
     struct uv_conn *uc = h->data;
     if (--uc->handles_open > 0) return;
     struct sbx_grpc_server *s = uc->srv;
+    if (uc->admitted) s->opts.release_peer(uc->peer_tag, s->opts.peer_user);
     sbx_grpc_sconn_free(uc->sc);
     free(uc);
     s->n_conns--;
@@ -440,6 +443,17 @@ static void on_connection(uv_stream_t *server, int status)
         s->refused_conns++;
         conn_close(uc, SBX_GRPC_CANCEL_CONNECTION);
         return;
+    }
+    if (!l->is_pipe && s->opts.admit_peer && s->opts.release_peer) {
+        struct sockaddr_storage peer;
+        int len = (int)sizeof peer;
+        if (uv_tcp_getpeername(&uc->h.tcp, (struct sockaddr *)&peer, &len) != 0 ||
+            !s->opts.admit_peer((struct sockaddr *)&peer, &uc->peer_tag, s->opts.peer_user)) {
+            s->refused_conns++;
+            conn_close(uc, SBX_GRPC_CANCEL_CONNECTION);
+            return;
+        }
+        uc->admitted = true;
     }
     uc->accepted_ms = sbx_grpc_now_ms();
     if (!l->is_pipe) uv_tcp_nodelay(&uc->h.tcp, 1);

@@ -109,6 +109,7 @@ static const struct rest_behaviour rest_faulty = {
     .path_decoded = fault_path_decoded,
     .answer_first = fault_answer_first,
     .request_begins = fault_request_begins,
+    .server_stops = fault_server_stops,
     .reply_unknown_route = fault_reply_unknown_route,
     .reply_open_error = fault_reply_open_error,
     .file_range = fault_file_range,

@@ -3,9 +3,8 @@
  * while its fault is on and otherwise calls rest_real. */
 #include "rest_routing.h"
 
-#include <errno.h>
 #include <pthread.h>
-#include <semaphore.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fault.h"
@@ -31,29 +30,74 @@ enum MHD_Result fault_reply_unknown_route(struct MHD_Connection *c)
     return rest_real.reply_unknown_route(c);
 }
 
-/* serialize-requests: one request at a time, across connection threads. */
-static sem_t serial_lock;
-static pthread_once_t serial_once = PTHREAD_ONCE_INIT;
-static void serial_init(void)
-{
-    sem_init(&serial_lock, 0, 1);
-}
+/* serialize-requests: one request at a time, across all connections. A
+ * request that finds another one running waits with its connection
+ * suspended (a thread of the server's loop must not wait: the running
+ * request may need it to finish) and is resumed, in arrival order, when
+ * the running one is done. */
+struct serial_waiter {
+    struct serial_waiter *next;
+    struct MHD_Connection *c;
+    struct fault_request *fr;
+};
+static pthread_mutex_t serial_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool serial_busy, serial_stopping;
+static struct serial_waiter *serial_head, *serial_tail;
 
-void fault_request_begins(struct rest_request *rq)
+bool fault_request_begins(struct rest_request *rq, struct MHD_Connection *c)
 {
     struct fault_request *fr;
     if (fault_active(FAULT_SERIALIZE_REQUESTS) && (fr = fault_request_of(rq))) {
-        pthread_once(&serial_once, serial_init);
-        while (sem_wait(&serial_lock) != 0 && errno == EINTR)
-            ;
-        fr->serialized = true;
+        pthread_mutex_lock(&serial_lock);
+        struct serial_waiter *w = NULL;
+        if (!serial_busy || serial_stopping) {
+            serial_busy = !serial_stopping;
+            fr->serialized = !serial_stopping;
+        } else if ((w = calloc(1, sizeof(*w)))) {
+            w->c = c;
+            w->fr = fr;
+            if (serial_tail)
+                serial_tail->next = w;
+            else
+                serial_head = w;
+            serial_tail = w;
+            MHD_suspend_connection(c);
+        }
+        pthread_mutex_unlock(&serial_lock);
+        if (w) return true;
     }
-    rest_real.request_begins(rq);
+    return rest_real.request_begins(rq, c);
+}
+
+/* Hands the turn to the first waiter (which now holds it), or frees it. */
+static void pass_turn(void)
+{
+    struct serial_waiter *w = serial_head;
+    serial_busy = w != NULL;
+    if (!w) return;
+    serial_head = w->next;
+    if (!serial_head) serial_tail = NULL;
+    w->fr->serialized = true;
+    MHD_resume_connection(w->c);
+    free(w);
 }
 
 void fault_request_unserialize(struct rest_request *rq)
 {
     struct fault_request *fr = rq->extension;
-    if (fr && fr->serialized) sem_post(&serial_lock);
-    if (fr) fr->serialized = false;
+    if (!fr || !fr->serialized) return;
+    fr->serialized = false;
+    pthread_mutex_lock(&serial_lock);
+    pass_turn();
+    pthread_mutex_unlock(&serial_lock);
+}
+
+void fault_server_stops(void)
+{
+    pthread_mutex_lock(&serial_lock);
+    serial_stopping = true;
+    while (serial_head)
+        pass_turn();
+    pthread_mutex_unlock(&serial_lock);
+    rest_real.server_stops();
 }

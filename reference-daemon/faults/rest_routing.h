@@ -8,10 +8,12 @@
 
 bool fault_answer_first(struct MHD_Connection *c, const char *url, const char *method,
                         enum MHD_Result *ret);
-void fault_request_begins(struct rest_request *rq);
+bool fault_request_begins(struct rest_request *rq, struct MHD_Connection *c);
 enum MHD_Result fault_reply_unknown_route(struct MHD_Connection *c);
 
 /* serialize-requests: releases the lock rq holds, if it does. */
 void fault_request_unserialize(struct rest_request *rq);
+/* serialize-requests: resumes every waiting request (the server stops). */
+void fault_server_stops(void);
 
 #endif

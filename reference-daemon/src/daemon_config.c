@@ -30,12 +30,16 @@ static const char usage[] =
     "                              ended, else the connection is closed (default 10s;\n"
     "                              0 = no bound)\n"
     "  --http-max-connections N    REST connections served at once; more are refused\n"
-    "                              (default 4096, one thread each)\n"
+    "                              (default: the descriptor limit less gRPC's share\n"
+    "                              and a reserve)\n"
     "  --http-max-connections-per-client N\n"
     "                              REST connections from one client address\n"
-    "                              (default 512)\n"
+    "                              (default: a sixteenth of the total)\n"
     "  --grpc-max-connections N    gRPC connections served at once; more are closed\n"
     "                              at once (default 1024)\n"
+    "  --grpc-max-connections-per-client N\n"
+    "                              gRPC connections from one client address\n"
+    "                              (default: a quarter of the total)\n"
     "  --grpc-handshake-timeout D  an HTTP/2 client must have sent its preface and\n"
     "                              SETTINGS this long after connecting (default 10s)\n"
     "  --grpc-idle-timeout D       a gRPC connection without an open stream this long\n"
@@ -153,8 +157,8 @@ static void set_defaults(struct daemon_config *cfg)
     cfg->shutdown_timeout_ms = 10000;
     cfg->http_idle_timeout_ms = 60000;
     cfg->http_header_timeout_ms = 10000;
-    cfg->http_max_connections = 4096;
-    cfg->http_max_per_client = 512;
+    /* http_max_connections and http_max_per_client: 0, sized from the
+     * descriptor limit by the REST server. */
     cfg->grpc_max_connections = 1024;
     cfg->grpc_handshake_timeout_ms = 10000;
     cfg->grpc_idle_timeout_ms = 300000;
@@ -231,6 +235,8 @@ int daemon_config_parse(struct daemon_config *cfg, int argc, char **argv)
             bad = parse_count(value, &cfg->http_max_per_client);
         else if (strcmp(name, "--grpc-max-connections") == 0)
             bad = parse_count(value, &cfg->grpc_max_connections);
+        else if (strcmp(name, "--grpc-max-connections-per-client") == 0)
+            bad = parse_count(value, &cfg->grpc_max_per_client);
         else if (strcmp(name, "--grpc-handshake-timeout") == 0)
             bad = parse_timeout(value, &cfg->grpc_handshake_timeout_ms);
         else if (strcmp(name, "--grpc-idle-timeout") == 0)

@@ -16,9 +16,10 @@ struct daemon_config {
     uint64_t shutdown_timeout_ms;  /* --shutdown-timeout, default 10s */
     uint64_t http_idle_timeout_ms; /* --http-idle-timeout, default 60s */
     uint64_t http_header_timeout_ms; /* --http-header-timeout, default 10s; 0 = none (extension) */
-    unsigned http_max_connections;   /* --http-max-connections, default 4096 (extension) */
-    unsigned http_max_per_client;  /* --http-max-connections-per-client, default 512 (extension) */
-    unsigned grpc_max_connections; /* --grpc-max-connections, default 1024 (extension) */
+    unsigned http_max_connections;   /* --http-max-connections; 0: from the fd limit */
+    unsigned http_max_per_client;    /* --http-max-connections-per-client; 0: total/16 */
+    unsigned grpc_max_connections;   /* --grpc-max-connections, default 1024 (extension) */
+    unsigned grpc_max_per_client;    /* --grpc-max-connections-per-client; 0: a quarter */
     uint64_t grpc_handshake_timeout_ms; /* --grpc-handshake-timeout, default 10s (extension) */
     uint64_t grpc_idle_timeout_ms;      /* --grpc-idle-timeout, default 5m (extension) */
     uint64_t grpc_request_timeout_ms;   /* --grpc-request-timeout, default 60s (extension) */

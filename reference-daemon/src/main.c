@@ -20,6 +20,7 @@
 #include "daemon_config.h"
 #include "daemon_state.h"
 #include "grpc_service/process_service.h"
+#include "peer_cap.h"
 #include "process/proc.h"
 #include "rest_server.h"
 #include "sbx_grpc_server.h"
@@ -92,12 +93,31 @@ static size_t grpc_connection_cap(unsigned wanted)
     return share < wanted ? (size_t)share : wanted;
 }
 
-static struct sbx_grpc_server *start_grpc(uv_loop_t *loop, struct daemon_state *st)
+/* One address may hold a quarter of the gRPC connections unless told
+ * otherwise: it cannot take them all and lock every other client out for
+ * the idle timeout. */
+static unsigned grpc_per_client_cap(const struct daemon_config *cfg, size_t total)
+{
+    if (cfg->grpc_max_per_client) return cfg->grpc_max_per_client;
+    return total / 4 > 1 ? (unsigned)(total / 4) : 1;
+}
+
+static struct sbx_grpc_server *start_grpc(uv_loop_t *loop, struct daemon_state *st,
+                                          struct peer_cap **per_client)
 {
     const struct daemon_config *cfg = st->cfg;
+    size_t total = grpc_connection_cap(cfg->grpc_max_connections);
+    *per_client = peer_cap_new(grpc_per_client_cap(cfg, total));
+    if (!*per_client) {
+        fprintf(stderr, "sandboxd-ref: out of memory\n");
+        return NULL;
+    }
     struct sbx_grpc_server_opts o = {
         .max_concurrent_streams = GRPC_MAX_STREAMS,
-        .max_connections = grpc_connection_cap(cfg->grpc_max_connections),
+        .max_connections = total,
+        .admit_peer = peer_cap_admit,
+        .release_peer = peer_cap_release,
+        .peer_user = *per_client,
         .handshake_timeout_ms = (unsigned)cfg->grpc_handshake_timeout_ms,
         .idle_timeout_ms = (unsigned)cfg->grpc_idle_timeout_ms,
         .request_timeout_ms = (unsigned)cfg->grpc_request_timeout_ms,
@@ -169,7 +189,8 @@ int main(int argc, char **argv)
     }
     struct proc_manager_opts pmo = {.end_group_grace_ms = END_GROUP_GRACE_MS};
     struct proc_manager *pm = proc_manager_new(&loop, &pmo);
-    struct sbx_grpc_server *grpc = pm ? start_grpc(&loop, &st) : NULL;
+    struct peer_cap *grpc_per_client = NULL;
+    struct sbx_grpc_server *grpc = pm ? start_grpc(&loop, &st, &grpc_per_client) : NULL;
     struct process_service *svc = grpc ? process_service_new(&loop, &st, pm, grpc, root_abs) : NULL;
     if (!svc) {
         fprintf(stderr, "sandboxd-ref: cannot set up the process service\n");
@@ -206,6 +227,7 @@ int main(int argc, char **argv)
     rest_server_stop(rest);
     drain_loop(&loop);
     sbx_grpc_server_free(grpc);
+    peer_cap_free(grpc_per_client); /* after the server released every connection */
     process_service_free(svc);
     drain_loop(&loop);
     if (uv_loop_close(&loop) != 0)

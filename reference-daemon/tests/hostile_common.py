@@ -126,12 +126,15 @@ def execute_works(suite, d):
 
 
 def wait_back_down(d, before, what):
-    """Bounded wait (20 s) for threads and descriptors to return."""
+    """Bounded wait (20 s) for threads, descriptors and RSS to return (the
+    heap is trimmed only once the last connection is gone, a moment after
+    the descriptors drop)."""
     t0, fd0, rss0 = before
     end = time.time() + 20
     while True:
         t, fd, rss = usage(d.p.pid)
-        if (t <= t0 + 1 and fd <= fd0 + 1) or time.time() > end:
+        rss_back = d.sanitized or rss <= rss0 + 8 * 1024
+        if (t <= t0 + 1 and fd <= fd0 + 1 and rss_back) or time.time() > end:
             break
         time.sleep(0.2)
     print(f"      {what}: threads {t0} -> {t}, fds {fd0} -> {fd}, RSS {rss0} -> {rss} KiB")

@@ -9,6 +9,9 @@ library is needed).
   idle       1,000 connections that finish the handshake and open no
              stream: their memory, then GOAWAY and close at the idle timeout
   cap        more connections than --grpc-max-connections: the excess closed
+  per-client one address opening more than its share (a quarter of the cap):
+             the excess closed at once, other clients served; then 9,000
+             idle connections from 100 addresses: the cap holds
   half-open  streams whose request never ends: reset at the request timeout
 
 During every attack /v1/health must answer within 1 s (a bounded wait) and
@@ -16,7 +19,9 @@ Execute must work (the suite's P1-001 case); after it the daemon's threads
 and descriptors must come back to their level before, its RSS close to it.
 """
 import argparse
+import resource
 import selectors
+import socket
 import sys
 import time
 
@@ -129,7 +134,9 @@ def attack_idle(args):
 
 
 def attack_cap(args):
-    d = Daemon(args.daemon, ["--grpc-max-connections", "200"])
+    # The per-client cap is lifted: this attack is about the total.
+    d = Daemon(args.daemon, ["--grpc-max-connections", "200",
+                             "--grpc-max-connections-per-client", "300"])
     try:
         before = usage(d.p.pid)
         socks = open_many(d.grpc, 300, handshake())
@@ -140,6 +147,66 @@ def attack_cap(args):
             s.close()
         wait_back_down(d, before, "after the connection cap")
         check(execute_works(args.suite, d), "Execute works once the cap's connections are gone")
+    finally:
+        d.stop()
+
+
+def open_from(port, sources, per_source, first_bytes):
+    """Non-blocking connects from each source address, first_bytes sent
+    as soon as each is up; returns the sockets."""
+    socks = []
+    for src in sources:
+        for _ in range(per_source):
+            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            s.setblocking(False)
+            s.bind((src, 0))
+            s.connect_ex(("127.0.0.1", port))
+            socks.append(s)
+    sel = selectors.DefaultSelector()
+    for s in socks:
+        sel.register(s, selectors.EVENT_WRITE)
+    pending, end = set(socks), time.time() + 20
+    while pending and time.time() < end:
+        for key, _ in sel.select(timeout=0.2):
+            s = key.fileobj
+            sel.unregister(s)
+            pending.discard(s)
+            try:
+                s.send(first_bytes)
+            except OSError:
+                pass
+    sel.close()
+    return socks
+
+
+def attack_per_client(args):
+    resource.setrlimit(resource.RLIMIT_NOFILE, (resource.getrlimit(resource.RLIMIT_NOFILE)[1],) * 2)
+    d = Daemon(args.daemon, ["--grpc-idle-timeout", "60s"])
+    try:
+        before = usage(d.p.pid)
+        # The default caps: 1,024 connections, a quarter of them per address.
+        one = open_from(d.grpc, ["127.0.0.9"], 400, handshake())
+        closed, _ = wait_closed(one, 5)
+        print(f"      one address: {len(closed)} of 400 closed at once (share 256 of 1,024)")
+        check(len(closed) == 400 - 256,
+              f"one address keeps its share of 256 and the 144 over it are closed "
+              f"({len(closed)} closed)")
+        probes(args, d, "one address holding its share of gRPC connections")
+        for s in one:
+            s.close()
+        wait_back_down(d, before, "after one address's gRPC connections")
+        many = open_from(d.grpc, [f"127.0.8.{i}" for i in range(1, 101)], 90, handshake())
+        closed, _ = wait_closed(many, 5)
+        t, fd, rss = usage(d.p.pid)
+        print(f"      9,000 idle HTTP/2 connections from 100 addresses: {len(closed)} closed at "
+              f"once, {len(many) - len(closed)} held; threads {t}, fds {fd}, RSS {rss} KiB")
+        check(len(many) - len(closed) <= 1024,
+              f"the daemon holds at most its cap of 1,024 ({len(many) - len(closed)})")
+        check(health_answers(d.rest), "health answers within 1 s beside them")
+        for s in many:
+            s.close()
+        wait_back_down(d, before, "after 9,000 gRPC connections from 100 addresses")
+        check(execute_works(args.suite, d), "Execute works once they are gone")
     finally:
         d.stop()
 
@@ -192,7 +259,7 @@ def main():
     ap.add_argument("--only", default="silent,idle,cap,half-open")
     args = ap.parse_args()
     attacks = {"silent": attack_silent, "idle": attack_idle, "cap": attack_cap,
-               "half-open": attack_half_open}
+               "half-open": attack_half_open, "per-client": attack_per_client}
     for name in args.only.split(","):
         print(f"== {name}", flush=True)
         attacks[name](args)

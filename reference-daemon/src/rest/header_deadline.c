@@ -59,7 +59,7 @@ static void *watchdog(void *arg)
         uint64_t now = now_ms();
         for (struct watched *w = hd->head; w; w = w->next)
             if (w->waiting && now - w->since_ms >= hd->deadline_ms) {
-                /* The connection's thread sees end-of-stream and closes it. */
+                /* The server's loop sees end-of-stream and closes it. */
                 shutdown(w->fd, SHUT_RDWR);
                 w->waiting = false;
             }

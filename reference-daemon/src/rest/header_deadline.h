@@ -3,7 +3,7 @@
 #define SBX_REST_HEADER_DEADLINE_H
 /* A deadline for a request's header block. libmicrohttpd's connection
  * timeout restarts on every byte, so a client sending one header byte every
- * few seconds (slowloris) would hold its connection and thread forever. A
+ * few seconds (slowloris) would hold its connection forever. A
  * watchdog thread shuts down the socket of every connection that has waited
  * longer than the deadline for a complete header block: since it was
  * accepted, or since its previous request ended (an idle keep-alive

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rest/deferred_reply.h"
 #include "rest/json_text.h"
 #include "rest/rest_behaviour.h"
 
@@ -23,7 +24,9 @@ const char *rest_json_type(void)
 enum MHD_Result rest_queue(struct MHD_Connection *c, unsigned status, struct MHD_Response *resp)
 {
     if (!resp) return MHD_NO;
-    enum MHD_Result r = MHD_queue_response(c, status, resp);
+    enum MHD_Result r;
+    if (deferred_reply_take(status, resp, &r)) return r; /* on a worker thread */
+    r = MHD_queue_response(c, status, resp);
     MHD_destroy_response(resp);
     return r;
 }

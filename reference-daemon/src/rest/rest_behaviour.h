@@ -72,8 +72,13 @@ struct rest_behaviour {
     bool (*answer_first)(struct MHD_Connection *c, const char *url, const char *method,
                          enum MHD_Result *ret);
     /* A request's headers arrived and it is handled (not refused for its
-     * framing). */
-    void (*request_begins)(struct rest_request *rq);
+     * framing). true when it suspended c (MHD_suspend_connection): it
+     * resumes c when the request may go on, and the server then hears
+     * the headers again. */
+    bool (*request_begins)(struct rest_request *rq, struct MHD_Connection *c);
+    /* The server stops: every connection request_begins suspended must be
+     * resumed now, and none suspended from here on. */
+    void (*server_stops)(void);
     /* Answers a request for a route that does not exist. */
     enum MHD_Result (*reply_unknown_route)(struct MHD_Connection *c);
 

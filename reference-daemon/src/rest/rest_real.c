@@ -111,10 +111,14 @@ static bool answer_first(struct MHD_Connection *c, const char *url, const char *
     return false;
 }
 
-static void request_begins(struct rest_request *rq)
+static bool request_begins(struct rest_request *rq, struct MHD_Connection *c)
 {
     (void)rq;
+    (void)c;
+    return false;
 }
+
+static void server_stops(void) {}
 
 static enum MHD_Result reply_unknown_route(struct MHD_Connection *c)
 {
@@ -280,6 +284,7 @@ const struct rest_behaviour rest_real = {
     .path_decoded = path_decoded,
     .answer_first = answer_first,
     .request_begins = request_begins,
+    .server_stops = server_stops,
     .reply_unknown_route = reply_unknown_route,
     .reply_open_error = reply_open_error,
     .file_range = file_range,

@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The REST server (contract section 2): libmicrohttpd with one thread per
- * connection, so a slow upload or download never delays another request
- * (C5) and a health probe never waits behind a file transfer, while file
- * I/O stays plain blocking calls. Hostile clients are bounded by a total and
- * a per-address connection limit, small thread stacks, a header-block
- * deadline and strict framing. This file owns the
- * listening socket, the per-request state and the routing; the handlers
- * live beside it. */
+/* The REST server (contract section 2): libmicrohttpd on epoll, a small
+ * pool of event-loop threads serving every connection, so an idle or slow
+ * connection costs a descriptor and a few KiB, never a thread. Whatever may
+ * wait on the file system (opening, listing, writing, renaming, removing)
+ * runs on the blocking pool with the connection suspended, so a slow disk
+ * never delays another request (C5) and a health probe never waits behind
+ * a file transfer; downloads leave by sendfile from the loop. Hostile
+ * clients are bounded by a total and a per-address connection limit sized
+ * from the descriptor table, a header-block deadline and strict framing.
+ * This file owns the listening socket, the per-request state and the
+ * routing; the handlers live beside it. */
 #include "rest_server.h"
 
 #include <errno.h>
@@ -23,10 +26,12 @@
 
 #include <microhttpd.h>
 
+#include "rest/blocking_pool.h"
 #include "rest/header_deadline.h"
 #include "rest/http_response.h"
 #include "rest/request.h"
 #include "rest/request_framing.h"
+#include "rest/request_offload.h"
 #include "rest/request_path.h"
 #include "rest/rest_behaviour.h"
 
@@ -35,16 +40,35 @@
  * is 12 KiB). libmicrohttpd zeroes the whole pool after every request of a
  * keep-alive connection, so its size is paid per request. */
 #define CONNECTION_MEMORY (64 * 1024)
-/* Per connection thread. The deepest path is a DELETE's tree walk (512
- * levels of a few hundred bytes); 256 KiB leaves ample room and keeps
- * thousands of connection threads small in address space. */
+/* Per thread of the loop and of the blocking pool. The deepest path is a
+ * DELETE's tree walk (512 levels of a few hundred bytes), on the pool;
+ * 256 KiB leaves ample room. */
 #define THREAD_STACK (256 * 1024)
+/* Threads serving connections: parsing, small answers and sendfile keep
+ * two cores busy; more would only contend for them. */
+#define LOOP_THREADS 2
+/* Threads for file-system work: enough that a few slow disk operations
+ * leave others running, few enough to stay cheap. */
+#define BLOCKING_THREADS 4
+/* Descriptors kept from REST connections beyond gRPC's share: Execute's
+ * pipes, open files of transfers, listeners, the loop's own. */
+#define FD_RESERVE 256
 
 struct rest_server {
     struct daemon_state *st;
     struct MHD_Daemon *mhd;
     struct header_deadline *deadline;
+    struct blocking_pool *pool;
     int listen_fd;
+};
+
+/* A request as the server keeps it: the handlers' state and what moving a
+ * call to the blocking pool needs. */
+struct served_request {
+    struct rest_request rq; /* first: handlers and behaviours see only this */
+    struct request_offload offload;
+    const char *url, *method; /* libmicrohttpd's, valid for the request */
+    bool held;                /* request_begins suspended it: its headers call comes again */
 };
 
 /* The path and query are taken raw: this server decodes them itself,
@@ -84,6 +108,12 @@ static enum MHD_Result route_files(struct rest_request *rq, struct MHD_Connectio
     return rest_reply_405(c, "GET, HEAD, PUT, DELETE");
 }
 
+static bool names_files(const char *url)
+{
+    size_t plen = strlen(FILES_PREFIX);
+    return strncmp(url, FILES_PREFIX, plen) == 0 && (url[plen] == '/' || url[plen] == '\0');
+}
+
 static enum MHD_Result route(struct rest_request *rq, struct MHD_Connection *c, const char *url,
                              const char *method, const char *upload_data, size_t *upload_size)
 {
@@ -94,7 +124,7 @@ static enum MHD_Result route(struct rest_request *rq, struct MHD_Connection *c, 
         rq->responded = true;
         return early;
     }
-    if (strncmp(url, FILES_PREFIX, plen) == 0 && (url[plen] == '/' || url[plen] == '\0'))
+    if (names_files(url))
         return route_files(rq, c, url[plen] ? url + plen + 1 : "", method, upload_data,
                            upload_size);
     rq->responded = true;
@@ -107,20 +137,41 @@ static enum MHD_Result route(struct rest_request *rq, struct MHD_Connection *c, 
     return rest_behaviour->reply_unknown_route(c);
 }
 
+static enum MHD_Result route_on_pool(struct request_offload *o, const char *data, size_t *size)
+{
+    struct served_request *s =
+        (struct served_request *)((char *)o - offsetof(struct served_request, offload));
+    return route(&s->rq, o->c, s->url, s->method, data, size);
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
                                   const char *method, const char *version, const char *upload_data,
                                   size_t *upload_size, void **con_cls)
 {
     (void)version;
     struct rest_server *srv = cls;
-    struct rest_request *rq = *con_cls;
-    if (!rq) {
-        rq = calloc(1, sizeof(*rq));
-        if (!rq) return MHD_NO;
+    struct served_request *s = *con_cls;
+    struct rest_request *rq = s ? &s->rq : NULL;
+    if (s) {
+        enum MHD_Result collected;
+        enum request_offload_outcome oc = request_offload_collect(&s->offload, c, &collected);
+        if (oc == OFFLOAD_ANSWERED || (oc == OFFLOAD_COLLECTED && collected == MHD_NO))
+            return collected;
+        if (s->held) {
+            s->held = false;
+            if (strcmp(method, MHD_HTTP_METHOD_PUT) != 0) return MHD_YES;
+        }
+    } else {
+        s = calloc(1, sizeof(*s));
+        if (!s) return MHD_NO;
+        s->offload.pool = srv->pool;
+        s->url = url;
+        s->method = method;
+        rq = &s->rq;
         rq->st = srv->st;
         rq->file.fd = -1;
         rq->file.dir_fd = -1;
-        *con_cls = rq;
+        *con_cls = s;
         header_deadline_headers_done(srv->deadline, c);
         enum MHD_Result refused;
         if (request_framing_refused(c, &refused)) {
@@ -128,7 +179,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
             rq->responded = true;
             return refused;
         }
-        rest_behaviour->request_begins(rq);
+        if (rest_behaviour->request_begins(rq, c)) {
+            s->held = true;
+            return MHD_YES;
+        }
         /* Answering before the request is complete makes the server close
          * the connection afterwards; only a PUT acts on its headers alone
          * (validation and the temporary file come before the body). */
@@ -142,6 +196,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         *upload_size = 0; /* the answer is out: drop any remaining body */
         return MHD_YES;
     }
+    if (names_files(url))
+        return request_offload_start(&s->offload, c, route_on_pool, upload_data, upload_size);
     return route(rq, c, url, method, upload_data, upload_size);
 }
 
@@ -149,13 +205,15 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
                          enum MHD_RequestTerminationCode toe)
 {
     struct rest_server *srv = cls;
-    struct rest_request *rq = *con_cls;
-    if (!rq) return;
+    struct served_request *s = *con_cls;
+    if (!s) return;
+    struct rest_request *rq = &s->rq;
     header_deadline_request_done(srv->deadline, c);
     rest_behaviour->request_done(rq, c, toe == MHD_REQUEST_TERMINATED_COMPLETED_OK);
     files_put_cleanup(rq); /* removes the temporary file of an unfinished upload */
+    request_offload_free(&s->offload);
     free(rq->path);
-    free(rq);
+    free(s);
     *con_cls = NULL;
 }
 
@@ -226,13 +284,29 @@ static rlim_t raise_fd_limit(void)
     return rl.rlim_cur;
 }
 
-/* The process has one descriptor table: REST connections may take at most
- * half of it, so that a flood of them leaves descriptors for Execute's
- * pipes, file transfers and gRPC (which takes at most a quarter). */
-static unsigned fd_share(unsigned wanted, rlim_t fd_limit)
+/* The process has one descriptor table. REST connections may take all of
+ * it but gRPC's share and a reserve, so that a flood of them leaves
+ * descriptors for gRPC, Execute's pipes and file transfers. */
+static unsigned fd_share(const struct daemon_config *cfg, rlim_t fd_limit)
 {
-    if (fd_limit == RLIM_INFINITY || fd_limit / 2 >= wanted) return wanted;
-    return fd_limit / 2 > 16 ? (unsigned)(fd_limit / 2) : 16;
+    if (fd_limit == RLIM_INFINITY) return 1000000;
+    rlim_t grpc =
+        cfg->grpc_max_connections < fd_limit / 4 ? cfg->grpc_max_connections : fd_limit / 4;
+    rlim_t reserve = grpc + FD_RESERVE;
+    return fd_limit > reserve + 16 ? (unsigned)(fd_limit - reserve) : 16;
+}
+
+/* Unset (0), the total cap is the descriptor share and one address may
+ * hold a sixteenth of it; set, a cap is kept within the share. */
+static void connection_caps(const struct daemon_config *cfg, rlim_t fd_limit, unsigned *total,
+                            unsigned *per_client)
+{
+    unsigned share = fd_share(cfg, fd_limit);
+    *total = cfg->http_max_connections && cfg->http_max_connections < share
+                 ? cfg->http_max_connections
+                 : share;
+    *per_client =
+        cfg->http_max_per_client ? cfg->http_max_per_client : (*total / 16 > 1 ? *total / 16 : 1);
 }
 
 struct rest_server *rest_server_start(struct daemon_state *st, char *err, size_t errlen)
@@ -254,9 +328,6 @@ struct rest_server *rest_server_start(struct daemon_state *st, char *err, size_t
     unsigned timeout_s = (unsigned)((cfg->http_idle_timeout_ms + 999) / 1000);
     if (timeout_s == 0) timeout_s = 1;
 
-    /* The server's threads inherit this mask: a peer that goes away makes
-     * send/sendfile fail with EPIPE instead of killing the daemon, without
-     * changing SIGPIPE's disposition for the processes the daemon starts. */
     if (cfg->http_header_timeout_ms) {
         srv->deadline = header_deadline_start(cfg->http_header_timeout_ms);
         if (!srv->deadline) {
@@ -266,33 +337,41 @@ struct rest_server *rest_server_start(struct daemon_state *st, char *err, size_t
             return NULL;
         }
     }
-    /* Zero leaves a limit at the library's default. */
-    struct MHD_OptionItem limits[3];
-    size_t nl = 0;
-    if (cfg->http_max_connections)
-        limits[nl++] =
-            (struct MHD_OptionItem){MHD_OPTION_CONNECTION_LIMIT,
-                                    (intptr_t)fd_share(cfg->http_max_connections, fd_limit), NULL};
-    if (cfg->http_max_per_client)
-        limits[nl++] = (struct MHD_OptionItem){MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-                                               (intptr_t)cfg->http_max_per_client, NULL};
-    limits[nl] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
+    unsigned total, per_client;
+    connection_caps(cfg, fd_limit, &total, &per_client);
+    srv->pool = blocking_pool_start(BLOCKING_THREADS, THREAD_STACK);
+    if (!srv->pool) {
+        snprintf(err, errlen, "cannot start the REST worker threads");
+        header_deadline_stop(srv->deadline);
+        close(srv->listen_fd);
+        free(srv);
+        return NULL;
+    }
+    /* The server's threads inherit this mask: a peer that goes away makes
+     * send/sendfile fail with EPIPE instead of killing the daemon, without
+     * changing SIGPIPE's disposition for the processes the daemon starts. */
     sigset_t block, old;
     sigemptyset(&block);
     sigaddset(&block, SIGPIPE);
     pthread_sigmask(SIG_BLOCK, &block, &old);
+    /* poll(2) where libmicrohttpd was built without epoll: still no
+     * thread per connection, only a slower wait over many of them. */
+    unsigned loop = MHD_is_feature_supported(MHD_FEATURE_EPOLL) == MHD_YES
+                        ? MHD_USE_EPOLL_INTERNAL_THREAD
+                        : MHD_USE_POLL_INTERNAL_THREAD;
     srv->mhd = MHD_start_daemon(
-        MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL |
-            MHD_USE_ITC,
-        0, NULL, NULL, on_request, srv, MHD_OPTION_LISTEN_SOCKET, srv->listen_fd,
+        loop | MHD_ALLOW_SUSPEND_RESUME, 0, NULL, NULL, on_request, srv, MHD_OPTION_LISTEN_SOCKET,
+        srv->listen_fd, MHD_OPTION_THREAD_POOL_SIZE, (unsigned)LOOP_THREADS,
         MHD_OPTION_CONNECTION_TIMEOUT, timeout_s, MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv,
         MHD_OPTION_UNESCAPE_CALLBACK, keep_escaped, NULL, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
         (size_t)CONNECTION_MEMORY, MHD_OPTION_THREAD_STACK_SIZE, (size_t)THREAD_STACK,
         MHD_OPTION_STRICT_FOR_CLIENT, 1, MHD_OPTION_NOTIFY_CONNECTION,
-        header_deadline_on_connection, srv->deadline, MHD_OPTION_ARRAY, limits, MHD_OPTION_END);
+        header_deadline_on_connection, srv->deadline, MHD_OPTION_CONNECTION_LIMIT, total,
+        MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_client, MHD_OPTION_END);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (!srv->mhd) {
         snprintf(err, errlen, "cannot start the HTTP server on port %d", bound);
+        blocking_pool_stop(srv->pool);
         header_deadline_stop(srv->deadline);
         close(srv->listen_fd);
         free(srv);
@@ -305,6 +384,10 @@ struct rest_server *rest_server_start(struct daemon_state *st, char *err, size_t
 void rest_server_stop(struct rest_server *srv)
 {
     if (!srv) return;
+    /* Every call on the pool ends and resumes its connection first:
+     * libmicrohttpd refuses to stop with connections suspended. */
+    blocking_pool_stop(srv->pool);
+    rest_behaviour->server_stops();
     MHD_stop_daemon(srv->mhd);
     header_deadline_stop(srv->deadline); /* after the connections' CLOSED notices */
     close(srv->listen_fd);

@@ -15,6 +15,7 @@
 #include "bench_memory.h"
 #include "bench_report.h"
 #include "bench_rest.h"
+#include "bench_rest_idle.h"
 #include "bench_results.h"
 #include "bench_target.h"
 #include "cli_tls.h"
@@ -58,7 +59,11 @@ static void measure_group(struct side *s, struct bench_results *r, const struct 
     if (group == BENCH_G_EXECUTE) bench_execute(r, o, s->t.grpc);
     if (group == BENCH_G_START) bench_start(r, o, s->t.grpc);
     if (group == BENCH_G_STREAMS) bench_streams(r, o, s->t.grpc);
-    if (group == BENCH_G_REST) bench_rest(r, o, s->t.rest, s->mem);
+    if (group == BENCH_G_REST) {
+        bench_rest(r, o, s->t.rest, s->mem);
+        settle();
+        bench_rest_idle(r, o, s->t.rest);
+    }
 }
 
 static void copy_figures(struct bench_results *dst, const struct bench_results *src)
