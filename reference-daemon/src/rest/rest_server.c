@@ -144,6 +144,17 @@ static enum MHD_Result route_on_pool(struct request_offload *o, const char *data
     return route(&s->rq, o->c, s->url, s->method, data, size);
 }
 
+/* libmicrohttpd (0.9.75) hands a chunked body's next chunk to the handler
+ * in the same loop as the previous one even when that call suspended the
+ * connection; a call while suspended must leave its bytes, which ends that
+ * loop, and they come again after the resume. */
+static bool connection_suspended(struct MHD_Connection *c)
+{
+    const union MHD_ConnectionInfo *info =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_SUSPENDED);
+    return info && info->suspended == MHD_YES;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
                                   const char *method, const char *version, const char *upload_data,
                                   size_t *upload_size, void **con_cls)
@@ -152,6 +163,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     struct rest_server *srv = cls;
     struct served_request *s = *con_cls;
     struct rest_request *rq = s ? &s->rq : NULL;
+    if (s && s->offload.pending && connection_suspended(c))
+        return MHD_YES; /* body bytes left unread until the resume */
     if (s) {
         enum MHD_Result collected;
         enum request_offload_outcome oc = request_offload_collect(&s->offload, c, &collected);
