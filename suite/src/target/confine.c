@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -31,27 +32,69 @@ static int set_readonly(const char *path, unsigned flags, int on)
     return mount_setattr(AT_FDCWD, path, flags, &attr, sizeof attr);
 }
 
-int confine_enter(const char *runtime_dir, char *err, size_t err_len)
+/* The directory of the runtime's program when the private /tmp or
+ * /dev/shm would hide it (a build tree under /tmp): copied into dir, or ""
+ * when the program stays visible anyway or is found through PATH. */
+static void hidden_program_dir(const char *program, const char *runtime_dir, char *dir, size_t len)
 {
+    dir[0] = '\0';
+    char real[4096];
+    if (!program || !strchr(program, '/') || !realpath(program, real)) return;
+    char *slash = strrchr(real, '/');
+    if (!slash || slash == real) return;
+    *slash = '\0';
+    int hidden = strncmp(real, "/tmp/", 5) == 0 || strncmp(real, "/dev/shm/", 9) == 0;
+    /* An ancestor of the runtime's directory would bring the host's files
+     * around it back into view. */
+    size_t n = strlen(real);
+    int encloses =
+        strncmp(runtime_dir, real, n) == 0 && (runtime_dir[n] == '/' || runtime_dir[n] == '\0');
+    if (hidden && !encloses && n < len) memcpy(dir, real, n + 1);
+}
+
+/* Mounts the detached tree at path, recreated in the new /tmp. */
+static int attach(int tree, const char *path, char *err, size_t err_len)
+{
+    if (fs_mkdir_p(path, 0755) != 0) {
+        close(tree);
+        return fail(err, err_len, "recreating", path);
+    }
+    int rc = move_mount(tree, "", AT_FDCWD, path, MOVE_MOUNT_F_EMPTY_PATH);
+    close(tree);
+    return rc == 0 ? 0 : fail(err, err_len, "attaching", path);
+}
+
+int confine_enter(const char *runtime_dir, const char *program, char *err, size_t err_len)
+{
+    char program_dir[4096];
+    hidden_program_dir(program, runtime_dir, program_dir, sizeof program_dir);
     if (unshare(CLONE_NEWNS) != 0) return fail(err, err_len, "unshare(CLONE_NEWNS)", NULL);
     /* Nothing done here may propagate back to the host. */
     if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
         return fail(err, err_len, "making the mounts private", NULL);
+    /* The program's own directory stays in view (read-only, as the host). */
+    int program_tree = -1;
+    if (program_dir[0]) {
+        program_tree = open_tree(AT_FDCWD, program_dir, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+        if (program_tree < 0) return fail(err, err_len, "open_tree", program_dir);
+    }
     /* The runtime's own directory, detached so that it survives the private
      * /tmp mounted over its parent. */
     int tree = open_tree(AT_FDCWD, runtime_dir, OPEN_TREE_CLONE | AT_RECURSIVE | OPEN_TREE_CLOEXEC);
-    if (tree < 0) return fail(err, err_len, "open_tree", runtime_dir);
+    if (tree < 0) {
+        if (program_tree >= 0) close(program_tree);
+        return fail(err, err_len, "open_tree", runtime_dir);
+    }
     if (mount("sbxc-private-tmp", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") != 0) {
         close(tree);
+        if (program_tree >= 0) close(program_tree);
         return fail(err, err_len, "mounting a private /tmp", NULL);
     }
-    if (fs_mkdir_p(runtime_dir, 0755) != 0) {
+    if (program_tree >= 0 && attach(program_tree, program_dir, err, err_len) != 0) {
         close(tree);
-        return fail(err, err_len, "recreating", runtime_dir);
+        return -1;
     }
-    int rc = move_mount(tree, "", AT_FDCWD, runtime_dir, MOVE_MOUNT_F_EMPTY_PATH);
-    close(tree);
-    if (rc != 0) return fail(err, err_len, "attaching", runtime_dir);
+    if (attach(tree, runtime_dir, err, err_len) != 0) return -1;
     /* Shared memory of its own: the host's /dev/shm stays out of reach. */
     if (mount("sbxc-private-shm", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") != 0)
         return fail(err, err_len, "mounting a private", "/dev/shm");

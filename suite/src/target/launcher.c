@@ -350,7 +350,7 @@ static int start_once(const struct launch_opts *o, struct launched_runtime *rt, 
         sigprocmask(SIG_SETMASK, &none, NULL);
         signal(SIGPIPE, SIG_DFL);
         char cerr[512];
-        if (o->confine && confine_enter(rt->dir, cerr, sizeof cerr) != 0) {
+        if (o->confine && confine_enter(rt->dir, rt->argv[0], cerr, sizeof cerr) != 0) {
             dprintf(2, "%s\n", cerr);
             _exit(126);
         }
