@@ -168,6 +168,18 @@ def run_suite(suite, launch, extra, workdir, seed=1):
         return proc, json.load(f)
 
 
+def require_served(proc, doc, what):
+    """Stops when the runtime never served the run: a variant run in which
+    every case skipped because the runtime did not start (a confined runtime
+    whose binary lies under the host's /tmp, say) would accept vacuously."""
+    stopped = doc.get("stopped") or {}
+    if proc.returncode in (3, 4) or stopped.get("why") == "unreachable":
+        print(proc.stdout)
+        sys.exit(f"{what}: the runtime never served the run (exit {proc.returncode}"
+                 f"{': ' + stopped.get('detail', '').splitlines()[0] if stopped.get('detail') else ''})"
+                 f"; a run that checked nothing accepts nothing")
+
+
 def check_variants(a, names, args, tags, may_fail, tmp, quiet=False):
     """Runs the cases of `tags` against the fault build with the variants
     `names` switched on: every case must pass, except the IDs of may_fail,
@@ -181,7 +193,13 @@ def check_variants(a, names, args, tags, may_fail, tmp, quiet=False):
     faults = (f"--fault {switches} " if switches else "") + (f"{args} " if args else "")
     launch = LAUNCH.format(daemon=a.faulty, faults=faults)
     proc, doc = run_suite(a.suite, launch, ["--tags", tags], tmp)
+    require_served(proc, doc, f"variants {label}")
     results = [r for r in case_results(doc) if r[1] not in (None, "not-run")]
+    if not any(o == "pass" for _, o, _ in results):
+        print(proc.stdout)
+        print(f"variants {label}: no case of {tags} passed; a run that checked nothing "
+              f"accepts nothing")
+        return False, len(results)
     if not results:
         print(proc.stdout)
         print(f"no case ran for tags {tags}")
@@ -194,6 +212,7 @@ def check_variants(a, names, args, tags, may_fail, tmp, quiet=False):
         focus = "^(" + "|".join(skipped) + ")( |$)"
         cproc, cdoc = run_suite(a.suite, LAUNCH.format(daemon=a.daemon, faults=""),
                                 ["--focus", focus], tmp)
+        require_served(cproc, cdoc, "the clean daemon")
         clean = {i: o for i, o, _ in case_results(cdoc)}
         bad += [(i, "skip (passes on the clean daemon)") for i in skipped
                 if clean.get(i) != "skip"]
@@ -296,6 +315,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="sbx-faults-") as tmp:
         if a.mode == "clean":
             proc, doc = run_suite(a.suite, LAUNCH.format(daemon=a.daemon, faults=""), [], tmp)
+            require_served(proc, doc, "the clean daemon")
             results = list(case_results(doc))
             bad = [(i, o) for i, o, tags in results
                    if o != "pass" and not (tags & PROVEN_ELSEWHERE_TAGS and o == "skip")]
@@ -389,6 +409,7 @@ def main():
             allowed = sweeps[a.fault]
             launch = LAUNCH.format(daemon=a.faulty, faults=f"--fault {a.fault} ")
             proc, doc = run_suite(a.suite, launch, [], tmp)
+            require_served(proc, doc, f"sweep {a.fault}")
             results = [r for r in case_results(doc) if r[1] not in (None, "not-run")]
             if not results:
                 print(proc.stdout)
