@@ -7,6 +7,7 @@
 #                                   build-fuzz/corpus/TARGET, crashes to
 #                                   build-fuzz/findings/TARGET; prints the
 #                                   executions and the coverage reached
+#   ci/fuzz.sh build                build the targets only
 #   ci/fuzz.sh replay               build, then run every target once over
 #                                   its corpus (what .ci/run does)
 #   ci/fuzz.sh merge TARGET|all     minimise fuzz/corpus/TARGET together with
@@ -21,7 +22,7 @@ build=${SBX_FUZZ_BUILD:-build-fuzz}
 mapfile -t all_targets < <(sed -n 's/^sbx_fuzz_target(\([a-z_]*\) .*/\1/p' fuzz/CMakeLists.txt)
 
 usage() {
-  sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '3,17p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -68,6 +69,7 @@ common=(-timeout=10 -rss_limit_mb=2048 -print_final_stats=1)
 
 case "${1:-}" in
 list) printf '%s\n' "${all_targets[@]}" ;;
+build) build_targets ;;
 replay)
   build_targets
   for t in "${all_targets[@]}"; do

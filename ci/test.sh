@@ -5,13 +5,28 @@
 #   ci/test.sh              normal build in build/
 #   ci/test.sh --sanitize   ASan+UBSan build in build-asan/, the groups
 #                           where sanitizers find something (see below)
+#   ci/test.sh [--sanitize] --build-only
+#                           only install and build (.ci/run builds the
+#                           sanitizer tree while the regular tests run)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 build=build
 flags=(-DSBX_WERROR=ON)
 groups=()
-if [ "${1:-}" = "--sanitize" ]; then
+sanitize=no
+build_only=no
+for arg in "$@"; do
+  case "$arg" in
+  --sanitize) sanitize=yes ;;
+  --build-only) build_only=yes ;;
+  *)
+    sed -n '3,10p' "$0" | sed 's/^# \{0,1\}//' >&2
+    exit 2
+    ;;
+  esac
+done
+if [ "$sanitize" = yes ]; then
   build=build-asan
   flags+=(-DSBX_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug)
   # The groups where instrumented code earns its time (ci/test_groups.cmake):
@@ -23,6 +38,7 @@ fi
 bash ci/install-deps.sh
 cmake -S . -B "$build" "${flags[@]}" >/dev/null
 cmake --build "$build" -j "$(nproc)"
+[ "$build_only" = yes ] && exit 0
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 # Most tests wait on sockets, processes and timers rather than the CPU.
