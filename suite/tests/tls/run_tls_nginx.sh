@@ -62,41 +62,10 @@ done
 
 work=$(mktemp -d /tmp/sbx-tls-XXXXXX)
 chmod 755 "$work"
-daemon_pid=""
-nginx_pid=""
-
-stop_nginx() {
-  if [ -n "$nginx_pid" ] && kill -0 "$nginx_pid" 2>/dev/null; then
-    kill -QUIT "$nginx_pid" 2>/dev/null || true
-    for _ in $(seq 1 50); do kill -0 "$nginx_pid" 2>/dev/null || break; sleep 0.1; done
-    kill -KILL "$nginx_pid" 2>/dev/null || true
-    wait "$nginx_pid" 2>/dev/null || true
-  fi
-  nginx_pid=""
-}
-
-cleanup() {
-  stop_nginx
-  if [ -n "$daemon_pid" ] && kill -0 "$daemon_pid" 2>/dev/null; then
-    kill -TERM "$daemon_pid" 2>/dev/null || true
-    for _ in $(seq 1 100); do kill -0 "$daemon_pid" 2>/dev/null || break; sleep 0.1; done
-    kill -KILL "$daemon_pid" 2>/dev/null || true
-    wait "$daemon_pid" 2>/dev/null || true
-  fi
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
-free_port() {
-  for _ in $(seq 1 100); do
-    local p=$((20000 + RANDOM % 40000))
-    if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
-      echo "$p"
-      return 0
-    fi
-  done
-  return 1
-}
+nginx_scheme=https
+nginx_missing_module='unknown directive "(grpc_|ssl_)|the "(ssl|http2)" parameter requires'
+# shellcheck source=../../../cases/transport/nginx_runtime.sh
+. "$(dirname "$0")/../../../cases/transport/nginx_runtime.sh"
 
 # ---- throwaway PKI ------------------------------------------------------------
 pki=$work/pki
@@ -156,21 +125,7 @@ issue client sbx-conformance-client client
 issue named sandbox.test named
 
 # ---- the runtime ----------------------------------------------------------------
-mkdir -p "$work/root"
-"$daemon" --listen-host 127.0.0.1 --grpc-port 0 --rest-port 0 --root-dir "$work/root" \
-  >"$work/daemon.log" 2>&1 &
-daemon_pid=$!
-grpc_port="" rest_port=""
-for _ in $(seq 1 100); do
-  grpc_port=$(sed -n 's/^grpc-port=//p' "$work/daemon.log")
-  rest_port=$(sed -n 's/^rest-port=//p' "$work/daemon.log")
-  [ -n "$grpc_port" ] && [ -n "$rest_port" ] && break
-  sleep 0.1
-done
-if [ -z "$grpc_port" ] || [ -z "$rest_port" ]; then
-  echo "sandboxd-ref did not report its ports:"; cat "$work/daemon.log"
-  exit 1
-fi
+start_runtime
 
 # ---- nginx terminating TLS --------------------------------------------------------
 write_conf() { # mode (tls|mtls|expired|noh2) grpc_port rest_port
@@ -226,37 +181,6 @@ http {
   }
 }
 CONF
-}
-
-start_nginx() { # mode
-  local mode=$1
-  for _attempt in 1 2 3 4 5; do
-    ng=$(free_port) nr=$(free_port)
-    [ "$ng" != "$nr" ] || continue
-    write_conf "$mode" "$ng" "$nr"
-    if ! nginx -t -p "$work/nginx" -c "$work/nginx.conf" >"$work/nginx-t.log" 2>&1; then
-      if grep -qE 'unknown directive "(grpc_|ssl_)|the "(ssl|http2)" parameter requires' \
-        "$work/nginx-t.log"; then
-        echo "this nginx lacks ssl, http2 or grpc: skipped"; cat "$work/nginx-t.log"
-        exit 77
-      fi
-      echo "nginx rejects the generated configuration:"; cat "$work/nginx-t.log"
-      exit 1
-    fi
-    nginx -p "$work/nginx" -c "$work/nginx.conf" >>"$work/nginx/stdout.log" 2>&1 &
-    nginx_pid=$!
-    for _ in $(seq 1 100); do
-      if curl -sk -o /dev/null "https://127.0.0.1:$nr/v1/health" 2>/dev/null; then
-        echo "nginx ($mode): gRPC https://127.0.0.1:$ng, REST https://127.0.0.1:$nr"
-        return 0
-      fi
-      kill -0 "$nginx_pid" 2>/dev/null || break
-      sleep 0.1
-    done
-    stop_nginx
-  done
-  echo "nginx did not come up:"; cat "$work/nginx/error.log" 2>/dev/null || true
-  exit 1
 }
 
 run_suite() { # name focus [suite options...]  (the gate's header sent, as a secret)
