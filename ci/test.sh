@@ -41,5 +41,7 @@ cmake --build "$build" -j "$(nproc)"
 [ "$build_only" = yes ] && exit 0
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-# Most tests wait on sockets, processes and timers rather than the CPU.
-ctest --test-dir "$build" --output-on-failure -j "$(($(nproc) * 2))" --timeout 600 "${groups[@]}"
+# Most tests wait on sockets, processes and timers rather than the CPU;
+# a whole-suite run takes SBX_WHOLE_RUN_SLOTS of these slots
+# (ci/test_groups.cmake).
+ctest --test-dir "$build" --output-on-failure -j "$(($(nproc) * 3))" --timeout 600 "${groups[@]}"

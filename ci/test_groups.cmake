@@ -23,6 +23,13 @@ set(SBX_TEST_GROUP_RULES
     "faults:^(cases_catch_fault_.*|daemon_faults_[0-9]+)$"
     "static:^(grpc_symbols_prefixed|licence_spdx_every_file|style_clang_format|static_cppcheck|proto_contract|openapi_document|contract_.*|daemon_(fault_table|sources_fault_free|binary_fault_free|static_binary_fault_free|links_without_tls)|man_pages_.*|deploy_manifests_.*)$")
 
+# The ctest slots (PROCESSORS) of a test that runs the whole suite or most
+# of it (variant sets, sweeps, the sentinel, packages, images): such a run
+# keeps about one core busy, while most other tests wait on sockets and
+# timers. ci/test.sh runs ctest with three slots per core, so at most two
+# whole runs share a 2-core machine and the waiting tests fill the rest.
+set(SBX_WHOLE_RUN_SLOTS 3)
+
 # Labels the tests of the calling directory; each CMakeLists.txt that adds
 # tests schedules it for its end: cmake_language(DEFER CALL sbx_label_tests).
 function(sbx_label_tests)
