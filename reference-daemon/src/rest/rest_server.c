@@ -167,7 +167,11 @@ static bool connection_suspended(struct MHD_Connection *c)
 {
     const union MHD_ConnectionInfo *info =
         MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_SUSPENDED);
-    return info && info->suspended == MHD_YES;
+    /* The answer points at the connection's int field, not at an aligned
+     * union: copy the int rather than read the union's member. */
+    int suspended = MHD_NO;
+    if (info) memcpy(&suspended, (const void *)info, sizeof(suspended));
+    return suspended == MHD_YES;
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
