@@ -295,6 +295,40 @@ static void test_swap_race(void **state)
     assert_int_equal(fx_count(c->fx.outside, ""), 1);
 }
 
+/* The cached-only lookup (event-loop threads): a path the kernel has
+ * cached opens as it would otherwise, escapes and missing names answer as
+ * they would, and whatever needs the walk (a link the kernel refuses, or the
+ * forced walk itself) is left for the ordinary lookup with FS_WOULDBLOCK. */
+static void test_cached_only(void **state)
+{
+    struct ctx *c = *state;
+    char buf[64];
+    assert_int_equal(read_via(c, "a/file", buf, sizeof(buf)), 0); /* now cached */
+    fs_resolve_cached_only(1);
+    int fd = fs_open_beneath(c->fx.root_fd, "a/file", O_RDONLY | O_NONBLOCK, 0);
+    int escape = fs_open_beneath(c->fx.root_fd, "rel_out", O_RDONLY, 0);
+    int abs_in = fs_open_beneath(c->fx.root_fd, "abs_in", O_RDONLY, 0);
+    int dotdot = fs_open_beneath(c->fx.root_fd, "a/../../outside/secret", O_RDONLY, 0);
+    fs_resolve_cached_only(0);
+    if (c->walk) {
+        assert_int_equal(fd, FS_WOULDBLOCK);
+    } else {
+        assert_true(fd >= 0);
+        ssize_t n = read(fd, buf, sizeof(buf) - 1);
+        assert_int_equal(n, 6);
+        assert_memory_equal(buf, "inside", 6);
+        close(fd);
+    }
+    /* The kernel's EXDEV does not tell an escape from an absolute link
+     * that may stay inside: the ordinary lookup decides. */
+    assert_int_equal(escape, FS_WOULDBLOCK);
+    assert_int_equal(abs_in, FS_WOULDBLOCK);
+    assert_int_equal(dotdot, FS_ESCAPE);
+    /* Off again: the same thread resolves as before. */
+    assert_int_equal(read_via(c, "abs_in", buf, sizeof(buf)), 0);
+    assert_string_equal(buf, "inside");
+}
+
 #define BOTH(t)                                                                                    \
     cmocka_unit_test_setup_teardown(t, setup_kernel, teardown),                                    \
         cmocka_unit_test_setup_teardown(t, setup_walk, teardown)
@@ -305,6 +339,7 @@ int main(void)
         BOTH(test_plain_paths),    BOTH(test_dotdot_escapes),        BOTH(test_symlinks_out),
         BOTH(test_symlinks_in),    BOTH(test_loops_dangling_notdir), BOTH(test_limits),
         BOTH(test_create_beneath), BOTH(test_open_parent),           BOTH(test_swap_race),
+        BOTH(test_cached_only),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <linux/openat2.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,12 @@
 
 static atomic_int force_walk;
 static atomic_int openat2_missing;
+static _Thread_local int cached_only;
+
+void fs_resolve_cached_only(int on)
+{
+    cached_only = on;
+}
 
 void fs_resolve_force_walk(int on)
 {
@@ -51,6 +58,8 @@ const char *fs_resolve_strerror(int code)
         return "invalid path";
     case FS_IOERR:
         return "I/O error";
+    case FS_WOULDBLOCK:
+        return "not in the kernel's caches";
     default:
         return code >= 0 ? "success" : "unknown error";
     }
@@ -118,14 +127,36 @@ int fs_path_normalize(const char *path, char *out, size_t cap)
     return normalize(path, out, cap, &dir_required);
 }
 
-static long sys_openat2(int dirfd, const char *path, int flags, mode_t mode)
+static long sys_openat2(int dirfd, const char *path, int flags, mode_t mode, bool cached)
 {
     struct open_how how;
     memset(&how, 0, sizeof(how));
     how.flags = (unsigned long long)(flags | O_CLOEXEC);
     how.mode = (flags & (O_CREAT | O_TMPFILE)) ? mode : 0;
-    how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
+    how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS | (cached ? RESOLVE_CACHED : 0);
     return syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
+}
+
+/* The cached-only lookup: one openat2 that fails with EAGAIN rather than
+ * wait. Every answer it cannot give for sure (EAGAIN, a kernel without
+ * RESOLVE_CACHED or openat2, an absolute symlink that needs the walk) is
+ * FS_WOULDBLOCK. */
+static int open_cached(int root_fd, const char *rel, int flags, int dir_required)
+{
+    if (atomic_load(&force_walk) || atomic_load(&openat2_missing)) return FS_WOULDBLOCK;
+    long fd =
+        sys_openat2(root_fd, *rel ? rel : ".", flags | (dir_required ? O_DIRECTORY : 0), 0, true);
+    if (fd >= 0) return (int)fd;
+    switch (errno) {
+    case EAGAIN:
+    case EINTR:
+    case EINVAL:
+    case ENOSYS:
+    case EXDEV:
+        return FS_WOULDBLOCK;
+    default:
+        return fs_error_from_errno(errno);
+    }
 }
 
 /* The directory stack of the walk: stack[0] is the root (not owned). */
@@ -369,11 +400,12 @@ out:
 /* Opens a normalised path beneath the root. */
 static int open_norm(int root_fd, const char *rel, int flags, mode_t mode, int dir_required)
 {
+    if (cached_only) return open_cached(root_fd, rel, flags, dir_required);
     if (!atomic_load(&force_walk) && !atomic_load(&openat2_missing)) {
         const char *p = *rel ? rel : ".";
         int f = flags | (dir_required ? O_DIRECTORY : 0);
         for (int i = 0; i < OPENAT2_RETRIES; i++) {
-            long fd = sys_openat2(root_fd, p, f, mode);
+            long fd = sys_openat2(root_fd, p, f, mode, false);
             if (fd >= 0) return (int)fd;
             if (errno == EAGAIN || errno == EINTR) continue;
             if (errno == ENOSYS) {

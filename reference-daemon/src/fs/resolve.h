@@ -14,12 +14,13 @@
 
 /* Result codes (negative), so callers can map them to REST/gRPC statuses. */
 enum fs_resolve_error {
-    FS_ESCAPE = -1000,   /* would leave the root: 403 / PERMISSION_DENIED */
-    FS_NOTFOUND = -1001, /* a component is missing or a link dangles: 404 / NOT_FOUND */
-    FS_NOTDIR = -1002,   /* a non-directory used as a directory */
-    FS_LOOP = -1003,     /* too many symlinks */
-    FS_INVALID = -1004,  /* NUL, overlong name/path, empty component rules */
-    FS_IOERR = -1005,    /* anything else (errno preserved in *err_out if given) */
+    FS_ESCAPE = -1000,     /* would leave the root: 403 / PERMISSION_DENIED */
+    FS_NOTFOUND = -1001,   /* a component is missing or a link dangles: 404 / NOT_FOUND */
+    FS_NOTDIR = -1002,     /* a non-directory used as a directory */
+    FS_LOOP = -1003,       /* too many symlinks */
+    FS_INVALID = -1004,    /* NUL, overlong name/path, empty component rules */
+    FS_IOERR = -1005,      /* anything else (errno preserved in *err_out if given) */
+    FS_WOULDBLOCK = -1006, /* a cached-only lookup needs more than the caches */
 };
 
 /* The enum fs_resolve_error for an open(2) or stat(2) errno (FS_IOERR, with
@@ -51,6 +52,12 @@ const char *fs_resolve_strerror(int code);
  * '/', "." dropped, ".." applied; "" is the root. Returns 0, FS_ESCAPE (a ".."
  * above the root) or FS_INVALID (too long). out needs FS_PATH_MAX + 1. */
 int fs_path_normalize(const char *path, char *out, size_t cap);
+
+/* While on, this thread's lookups use only what the kernel has cached
+ * (openat2 with RESOLVE_CACHED) and answer FS_WOULDBLOCK where they would
+ * wait for the disk or need the walk; the same lookup with it off then gives
+ * the answer. For event-loop threads, which must not wait. */
+void fs_resolve_cached_only(int on);
 
 /* Forces the component-by-component fallback even where openat2 exists, so
  * tests exercise both resolution strategies. Process-wide. */

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -134,21 +135,68 @@ static enum MHD_Result serve_listing(struct rest_request *rq, struct MHD_Connect
         json_pack("{s:o, s:o}", "path", path, "entries", rest_behaviour->listing_entries(arr)));
 }
 
+/* A file open as fd, its stat sb: a listing, a file, or refused. */
+static enum MHD_Result serve_opened(struct rest_request *rq, struct MHD_Connection *c, int fd,
+                                    const struct stat *sb, bool head)
+{
+    if (S_ISDIR(sb->st_mode)) return serve_listing(rq, c, fd);
+    if (!S_ISREG(sb->st_mode)) {
+        close(fd);
+        return rest_reply_error(c, 400, "not a regular file or directory");
+    }
+    if (head) rest_behaviour->head_answered(rq, fd);
+    return serve_file(rq, c, fd, sb, head);
+}
+
+/* O_NONBLOCK: opening a FIFO must not wait for a writer (S9). */
+#define GET_OPEN_FLAGS (O_RDONLY | O_NOCTTY | O_NONBLOCK)
+
 enum MHD_Result files_get(struct rest_request *rq, struct MHD_Connection *c, bool head)
 {
-    /* O_NONBLOCK: opening a FIFO must not wait for a writer (S9). */
-    int fd = rest_behaviour->open_path(rq->st, rq->path, O_RDONLY | O_NOCTTY | O_NONBLOCK);
+    int fd = rest_behaviour->open_path(rq->st, rq->path, GET_OPEN_FLAGS);
     if (fd < 0) return rest_behaviour->reply_open_error(rq, c, fd, head);
     struct stat sb;
     if (fstat(fd, &sb) != 0) {
         close(fd);
         return rest_reply_error(c, 500, "cannot stat: %s", strerror(errno));
     }
-    if (S_ISDIR(sb.st_mode)) return serve_listing(rq, c, fd);
-    if (!S_ISREG(sb.st_mode)) {
-        close(fd);
-        return rest_reply_error(c, 400, "not a regular file or directory");
+    return serve_opened(rq, c, fd, &sb, head);
+}
+
+/* Whether the first len bytes of fd are in the page cache: read at once
+ * (RWF_NOWAIT) or not at all. */
+static bool bytes_cached(int fd, uint64_t len)
+{
+    if (len == 0) return true;
+    char *buf = malloc((size_t)len);
+    if (!buf) return false;
+    struct iovec iov = {buf, (size_t)len};
+    ssize_t n = preadv2(fd, &iov, 1, 0, RWF_NOWAIT);
+    free(buf);
+    return n == (ssize_t)len;
+}
+
+bool files_get_cached(struct rest_request *rq, struct MHD_Connection *c, bool head,
+                      enum MHD_Result *ret)
+{
+    fs_resolve_cached_only(1);
+    int fd = rest_behaviour->open_path(rq->st, rq->path, GET_OPEN_FLAGS);
+    fs_resolve_cached_only(0);
+    if (fd == FS_WOULDBLOCK) return false;
+    if (fd < 0) {
+        *ret = rest_behaviour->reply_open_error(rq, c, fd, head);
+        return true;
     }
-    if (head) rest_behaviour->head_answered(rq, fd);
-    return serve_file(rq, c, fd, &sb, head);
+    struct stat sb;
+    /* A listing reads the directory and stats every entry: the pool's. A
+     * small file is answered from memory, so its bytes must be cached; a
+     * bigger one leaves by sendfile from the loop like every download. */
+    if (fstat(fd, &sb) != 0 || S_ISDIR(sb.st_mode) ||
+        (S_ISREG(sb.st_mode) && (uint64_t)sb.st_size <= SMALL_BODY &&
+         !bytes_cached(fd, (uint64_t)sb.st_size))) {
+        close(fd);
+        return false;
+    }
+    *ret = serve_opened(rq, c, fd, &sb, head);
+    return true;
 }

@@ -34,6 +34,13 @@ struct rest_request {
 /* GET and HEAD of /v1/files/{path}. */
 enum MHD_Result files_get(struct rest_request *rq, struct MHD_Connection *c, bool head);
 
+/* The same from an event-loop thread, without waiting for the disk: true
+ * with *ret when answered; false, with nothing queued, when the path, a
+ * listing or a small file's bytes are not in the kernel's caches (then
+ * files_get answers from the blocking pool). */
+bool files_get_cached(struct rest_request *rq, struct MHD_Connection *c, bool head,
+                      enum MHD_Result *ret);
+
 /* PUT of /v1/files/{path}: called for the headers, each body chunk and the
  * end of the body, like the server's access handler. */
 enum MHD_Result files_put(struct rest_request *rq, struct MHD_Connection *c, const char *data,

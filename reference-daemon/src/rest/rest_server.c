@@ -80,9 +80,13 @@ static size_t keep_escaped(void *cls, struct MHD_Connection *c, char *s)
     return strlen(s);
 }
 
+/* must_wait, when not NULL: called on the event loop, which must not wait
+ * for the disk. A GET or HEAD is then answered only from what the kernel
+ * has cached; every other request, and a GET or HEAD that would wait, sets
+ * *must_wait with nothing queued, for the blocking pool to route again. */
 static enum MHD_Result route_files(struct rest_request *rq, struct MHD_Connection *c,
                                    const char *raw_path, const char *method,
-                                   const char *upload_data, size_t *upload_size)
+                                   const char *upload_data, size_t *upload_size, bool *must_wait)
 {
     bool is_put = strcmp(method, MHD_HTTP_METHOD_PUT) == 0;
     enum MHD_Result redirected;
@@ -100,10 +104,20 @@ static enum MHD_Result route_files(struct rest_request *rq, struct MHD_Connectio
             return rest_reply_error(c, (unsigned)status, "%s", why);
         }
     }
+    bool get = strcmp(method, MHD_HTTP_METHOD_GET) == 0;
+    bool head = strcmp(method, MHD_HTTP_METHOD_HEAD) == 0;
+    if (must_wait) {
+        enum MHD_Result answered;
+        if ((get || head) && files_get_cached(rq, c, head, &answered)) {
+            rq->responded = true;
+            return answered;
+        }
+        *must_wait = true;
+        return MHD_YES;
+    }
     if (is_put) return files_put(rq, c, upload_data, upload_size);
     rq->responded = true;
-    if (strcmp(method, MHD_HTTP_METHOD_GET) == 0) return files_get(rq, c, false);
-    if (strcmp(method, MHD_HTTP_METHOD_HEAD) == 0) return files_get(rq, c, true);
+    if (get || head) return files_get(rq, c, head);
     if (strcmp(method, MHD_HTTP_METHOD_DELETE) == 0) return files_delete(rq, c);
     return rest_reply_405(c, "GET, HEAD, PUT, DELETE");
 }
@@ -115,7 +129,8 @@ static bool names_files(const char *url)
 }
 
 static enum MHD_Result route(struct rest_request *rq, struct MHD_Connection *c, const char *url,
-                             const char *method, const char *upload_data, size_t *upload_size)
+                             const char *method, const char *upload_data, size_t *upload_size,
+                             bool *must_wait)
 {
     size_t plen = strlen(FILES_PREFIX);
     enum MHD_Result early;
@@ -125,8 +140,8 @@ static enum MHD_Result route(struct rest_request *rq, struct MHD_Connection *c, 
         return early;
     }
     if (names_files(url))
-        return route_files(rq, c, url[plen] ? url + plen + 1 : "", method, upload_data,
-                           upload_size);
+        return route_files(rq, c, url[plen] ? url + plen + 1 : "", method, upload_data, upload_size,
+                           must_wait);
     rq->responded = true;
     bool get =
         strcmp(method, MHD_HTTP_METHOD_GET) == 0 || strcmp(method, MHD_HTTP_METHOD_HEAD) == 0;
@@ -141,7 +156,7 @@ static enum MHD_Result route_on_pool(struct request_offload *o, const char *data
 {
     struct served_request *s =
         (struct served_request *)((char *)o - offsetof(struct served_request, offload));
-    return route(&s->rq, o->c, s->url, s->method, data, size);
+    return route(&s->rq, o->c, s->url, s->method, data, size, NULL);
 }
 
 /* libmicrohttpd (0.9.75) hands a chunked body's next chunk to the handler
@@ -152,7 +167,11 @@ static bool connection_suspended(struct MHD_Connection *c)
 {
     const union MHD_ConnectionInfo *info =
         MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_SUSPENDED);
-    return info && info->suspended == MHD_YES;
+    /* The answer points at the connection's int field, not at an aligned
+     * union: copy the int rather than read the union's member. */
+    int suspended = MHD_NO;
+    if (info) memcpy(&suspended, (const void *)info, sizeof(suspended));
+    return suspended == MHD_YES;
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
@@ -209,9 +228,15 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         *upload_size = 0; /* the answer is out: drop any remaining body */
         return MHD_YES;
     }
-    if (names_files(url))
-        return request_offload_start(&s->offload, c, route_on_pool, upload_data, upload_size);
-    return route(rq, c, url, method, upload_data, upload_size);
+    if (!names_files(url)) return route(rq, c, url, method, upload_data, upload_size, NULL);
+    /* A file request goes to the pool unless the loop can answer it from
+     * the kernel's caches (a GET of a cached file: no hand-off both ways). */
+    if (strcmp(method, MHD_HTTP_METHOD_PUT) != 0) {
+        bool must_wait = false;
+        enum MHD_Result r = route(rq, c, url, method, upload_data, upload_size, &must_wait);
+        if (!must_wait) return r;
+    }
+    return request_offload_start(&s->offload, c, route_on_pool, upload_data, upload_size);
 }
 
 static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
