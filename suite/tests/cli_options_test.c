@@ -8,13 +8,18 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
 
 #include "cli.h"
+#include "compare_main.h"
+#include "compare_options.h"
+#include "fleet_summary.h"
 #include "opt_table.h"
 #include "runner.h"
+#include "summary_options.h"
 
 /* ---- the parser, on a table of its own --------------------------------- */
 
@@ -295,12 +300,91 @@ static void test_run_refusals(void **state)
     }
 }
 
+/* ---- compare and summary ------------------------------------------------ */
+
+/* Every option of a table whose values are not checked parses into target. */
+static void every_option_parses(const struct opt_command *c, void *target, size_t size)
+{
+    for (size_t i = 0; i < c->n_opts; i++) {
+        const struct opt_spec *s = &c->opts[i];
+        if (s->kind == OPT_TEXT) continue;
+        char name[64];
+        snprintf(name, sizeof name, "--%s", s->name);
+        char *argv[] = {"x", name, "ID", NULL};
+        memset(target, 0, size);
+        char err[300] = "";
+        if (opt_parse(c, target, s->arg ? 3 : 2, argv, NULL, err, sizeof err) != 0)
+            fail_msg("%s %s: %s", c->name, name, err);
+        if (s->kind == OPT_SET_STR)
+            assert_ptr_equal(*(const char **)(void *)((char *)target + s->offset), argv[2]);
+        if (s->kind == OPT_SET_TRUE) assert_true(*(bool *)(void *)((char *)target + s->offset));
+    }
+}
+
+static void test_compare_options(void **state)
+{
+    (void)state;
+    struct compare_opts o;
+    every_option_parses(&compare_command, &o, sizeof o);
+    free(o.allow_buf[0]);
+    memset(&o, 0, sizeof o);
+    char *argv[] = {"compare", "a.json", "--allow", "P1-001,P2-002", "--allo",
+                    "P3-003",  "b.json", "--base",  "o.json",        NULL};
+    struct opt_result r;
+    char err[300] = "";
+    assert_int_equal(opt_parse(&compare_command, &o, 9, argv, &r, err, sizeof err), 0);
+    assert_int_equal(o.n_allow, 3); /* repeatable, and a list each */
+    assert_string_equal(o.allow[2], "P3-003");
+    assert_string_equal(o.base, "o.json");
+    assert_int_equal(r.n_words, 2);
+    for (size_t i = 0; i < o.n_allow_buf; i++)
+        free(o.allow_buf[i]);
+    char *bad[][3] = {
+        {"compare", "--bogus", "a"}, {"compare", "a", "--base"}, {"compare", "--allow", ","}};
+    const char *msg[] = {"unknown option '--bogus'", "--base needs a value",
+                         "--allow wants case IDs, got ','"};
+    for (size_t i = 0; i < 3; i++) {
+        memset(&o, 0, sizeof o);
+        assert_int_equal(opt_parse(&compare_command, &o, 3, bad[i], NULL, err, sizeof err), -1);
+        assert_string_equal(err, msg[i]);
+        for (size_t k = 0; k < o.n_allow_buf; k++)
+            free(o.allow_buf[k]);
+        assert_int_equal(compare_main(3, bad[i]), 2);
+    }
+}
+
+static void test_summary_options(void **state)
+{
+    (void)state;
+    struct summary_opts o;
+    every_option_parses(&summary_command, &o, sizeof o);
+    /* Options first; the first word that does not start with "--" begins
+     * the directories ("-h" is one). */
+    char *argv[] = {"summary", "--targets", "t", "-h", "--markdown", "m", NULL};
+    struct opt_result r;
+    char err[300] = "";
+    memset(&o, 0, sizeof o);
+    assert_int_equal(opt_parse(&summary_command, &o, 6, argv, &r, err, sizeof err), 0);
+    assert_string_equal(o.targets, "t");
+    assert_null(o.markdown);
+    assert_int_equal(r.first, 3);
+    char *bad[][2] = {{"summary", "--targets"}, {"summary", "--markdown=m"}};
+    for (size_t i = 0; i < 2; i++) {
+        assert_int_equal(opt_parse(&summary_command, &o, 2, bad[i], NULL, err, sizeof err), -1);
+        char want[100];
+        snprintf(want, sizeof want, "unknown option or missing value: %s", bad[i][1]);
+        assert_string_equal(err, want);
+        assert_int_equal(fleet_summary_main(2, bad[i]), 2);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_exact_style),       cmocka_unit_test(test_getopt_style),
         cmocka_unit_test(test_help_and_man_rows), cmocka_unit_test(test_every_run_option_parses),
         cmocka_unit_test(test_run_values),        cmocka_unit_test(test_run_refusals),
+        cmocka_unit_test(test_compare_options),   cmocka_unit_test(test_summary_options),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

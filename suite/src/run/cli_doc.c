@@ -5,8 +5,13 @@
 
 #include <string.h>
 
+#include "compare_options.h"
+#include "summary_options.h"
+
 static const struct opt_command *const commands[] = {
     &cli_command,
+    &compare_command,
+    &summary_command,
 };
 
 int cli_print_options_doc(const struct cli_opts *o, FILE *f)
