@@ -16,6 +16,7 @@
 #include "cli.h"
 #include "compare_main.h"
 #include "compare_options.h"
+#include "explore_opts.h"
 #include "fleet_summary.h"
 #include "opt_table.h"
 #include "runner.h"
@@ -378,6 +379,74 @@ static void test_summary_options(void **state)
     }
 }
 
+/* ---- explore --------------------------------------------------------- */
+
+static void test_explore_options(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name, *val;
+    } good[] = {{"seed", "5"},        {"ops", "10"},         {"jobs", "2"},
+                {"duration", "3s"},   {"shrink-time", "1m"}, {"startup-timeout", "5"},
+                {"launch-env", "A=1"}};
+    for (size_t i = 0; i < explore_command.n_opts; i++) {
+        const struct opt_spec *s = &explore_command.opts[i];
+        if (s->kind == OPT_TEXT) continue;
+        char name[64];
+        snprintf(name, sizeof name, "--%s", s->name);
+        char *argv[] = {"explore", name, "x", NULL};
+        for (size_t k = 0; k < sizeof good / sizeof good[0]; k++)
+            if (strcmp(good[k].name, s->name) == 0) argv[2] = (char *)good[k].val;
+        struct explore_opts o;
+        memset(&o, 0, sizeof o);
+        char err[300] = "";
+        if (opt_parse(&explore_command, &o, s->arg ? 3 : 2, argv, NULL, err, sizeof err) != 0)
+            fail_msg("%s: %s", name, err);
+    }
+    char *argv[] = {"explore",
+                    "--launch-env",
+                    "A=1",
+                    "--launch-env",
+                    "B=2",
+                    "--against-grpc",
+                    "a:1",
+                    "--against-rest",
+                    "a:2",
+                    "--seed",
+                    "7",
+                    "--no-shrink",
+                    "--startup-timeout",
+                    "9",
+                    NULL};
+    struct explore_opts o;
+    assert_int_equal(explore_parse_args(14, argv, &o), 0);
+    assert_string_equal(o.launch_env[1], "B=2");
+    assert_true(o.against);
+    assert_string_equal(o.b.rest, "a:2");
+    assert_int_equal(o.seed, 7);
+    assert_false(o.shrink);
+    assert_int_equal(o.a.health_timeout_ms, 9000);
+    static const struct {
+        const char *argv[3];
+        const char *msg;
+    } bad[] = {
+        {{"explore", "--seed=5"}, "unknown option --seed=5 (see --help)"},
+        {{"explore", "word"}, "unknown option word (see --help)"},
+        {{"explore", "--seed"}, "--seed needs a value"},
+        {{"explore", "--ops", "0"}, "bad value for --ops: 0"},
+        {{"explore", "--launch-env", "X"}, "--launch-env NAME=VALUE (at most 32)"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        int argc = bad[i].argv[2] ? 3 : 2;
+        char err[300] = "";
+        memset(&o, 0, sizeof o);
+        assert_int_equal(
+            opt_parse(&explore_command, &o, argc, (char **)bad[i].argv, NULL, err, sizeof err), -1);
+        assert_string_equal(err, bad[i].msg);
+        assert_int_equal(explore_parse_args(argc, (char **)bad[i].argv, &o), 2);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -385,6 +454,8 @@ int main(void)
         cmocka_unit_test(test_help_and_man_rows), cmocka_unit_test(test_every_run_option_parses),
         cmocka_unit_test(test_run_values),        cmocka_unit_test(test_run_refusals),
         cmocka_unit_test(test_compare_options),   cmocka_unit_test(test_summary_options),
+        cmocka_unit_test(test_explore_options),
+        /* one per line */
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

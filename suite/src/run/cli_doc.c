@@ -6,11 +6,13 @@
 #include <string.h>
 
 #include "compare_options.h"
+#include "explore_opts.h"
 #include "summary_options.h"
 
 static const struct opt_command *const commands[] = {
     &cli_command,
     &compare_command,
+    &explore_command,
     &summary_command,
 };
 

@@ -13,7 +13,7 @@ static void label_of(const struct opt_spec *s, char *out, size_t len)
         snprintf(out, len, "--%s%s%s", s->name, s->arg ? " " : "", s->arg ? s->arg : "");
 }
 
-static void help_row(FILE *f, const struct opt_command *cmd, const struct opt_spec *s)
+static void help_row(FILE *f, const struct opt_command *cmd, int col, const struct opt_spec *s)
 {
     char label[160];
     label_of(s, label, sizeof label);
@@ -22,15 +22,15 @@ static void help_row(FILE *f, const struct opt_command *cmd, const struct opt_sp
         fputc('\n', f);
         return;
     }
-    if (used < cmd->help_col)
-        fprintf(f, "%*s", cmd->help_col - used, "");
+    if (used < col)
+        fprintf(f, "%*s", col - used, "");
     else if (cmd->help_wrap_label)
-        fprintf(f, "\n%*s", cmd->help_col, "");
+        fprintf(f, "\n%*s", col, "");
     else
         fputs("  ", f);
     for (const char *p = s->help; *p; p++) {
         fputc(*p, f);
-        if (*p == '\n') fprintf(f, "%*s", cmd->help_col, "");
+        if (*p == '\n') fprintf(f, "%*s", col, "");
     }
     fputc('\n', f);
 }
@@ -39,11 +39,12 @@ void opt_print_help(FILE *f, const struct opt_command *cmd)
 {
     fputs(cmd->help_head, f);
     for (size_t g = 0; g < cmd->n_groups; g++) {
-        fputs(cmd->groups[g].heading, f);
+        const struct opt_group *gr = &cmd->groups[g];
+        fputs(gr->heading, f);
         for (size_t i = 0; i < cmd->n_opts; i++) {
             const struct opt_spec *s = &cmd->opts[i];
-            if (s->help && !(s->flags & OPT_INTERNAL) && strcmp(s->group, cmd->groups[g].id) == 0)
-                help_row(f, cmd, s);
+            if (s->help && !(s->flags & OPT_INTERNAL) && strcmp(s->group, gr->id) == 0)
+                help_row(f, cmd, gr->help_col ? gr->help_col : cmd->help_col, s);
         }
     }
     fputs(cmd->help_tail, f);
@@ -107,7 +108,7 @@ void opt_print_man(FILE *f, const struct opt_command *cmd, const char *group)
         const struct opt_spec *s = &cmd->opts[i];
         if ((s->flags & (OPT_INTERNAL | OPT_ALIAS)) || (group && strcmp(s->group, group) != 0))
             continue;
-        if (!s->help || (s->man && !*s->man) || (!s->man && !*s->help)) continue;
+        if (s->man ? !*s->man : !s->help || !*s->help) continue;
         man_row(f, s);
     }
 }

@@ -44,12 +44,14 @@ struct opt_spec {
     const char *label; /* --help and man label when not "--name ARG"; */
     const char *help;  /* --help text, one string per line joined by \n; NULL: hidden (another
                           row's label names it) */
-    const char *man;   /* man text (roff) when it differs from help; OPT_NO_MAN: none */
+    const char *man;   /* man text (roff) when it differs from help; OPT_NO_MAN: none; a
+                          row with man text and no help text is in the man page only */
 };
 
 struct opt_group {
     const char *id;      /* what the man page template names (@OPTIONS cmd id@) */
     const char *heading; /* printed verbatim before the group's rows in --help */
+    int help_col;        /* column of the help text; 0: the command's */
 };
 
 /* Parsing style: how the command has always read its command line. */
