@@ -13,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "bench/bench_opts.h"
 #include "cli.h"
 #include "compare_main.h"
 #include "compare_options.h"
@@ -447,6 +448,85 @@ static void test_explore_options(void **state)
     }
 }
 
+/* ---- bench ------------------------------------------------------------ */
+
+static void test_bench_options(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name, *val;
+    } good[] = {{"pid", "12"},
+                {"compare-pid", "13"},
+                {"launch-env", "A=1"},
+                {"startup-timeout", "5s"},
+                {"header", "X-A: 1"},
+                {"rest-header", "X-B: 1"},
+                {"grpc-header", "x-c: 1"},
+                {"header-file", "/dev/null"},
+                {"secret-header", "X-A"},
+                {"size", "1M"},
+                {"small-size", "4K"},
+                {"count", "10"},
+                {"duration", "1s"},
+                {"warmup", "0"},
+                {"streams", "2"},
+                {"stream-sleep", "1"},
+                {"streams-timeout", "5s"},
+                {"rounds", "3"},
+                {"only", "rest"},
+                {"skip", "execute,start"}};
+    for (size_t i = 0; i < bench_command.n_opts; i++) {
+        const struct opt_spec *s = &bench_command.opts[i];
+        if (s->kind == OPT_TEXT || strcmp(s->name, "compare") == 0) continue;
+        char name[64];
+        snprintf(name, sizeof name, "--%s", s->name);
+        char *argv[] = {"bench", name, "x", NULL};
+        for (size_t k = 0; k < sizeof good / sizeof good[0]; k++)
+            if (strcmp(good[k].name, s->name) == 0) argv[2] = (char *)good[k].val;
+        struct bench_opts o;
+        memset(&o, 0, sizeof o);
+        char err[300] = "";
+        if (opt_parse(&bench_command, &o, s->arg ? 3 : 2, argv, NULL, err, sizeof err) != 0)
+            fail_msg("%s: %s", name, err);
+        request_headers_free(&o.headers);
+    }
+    char *argv[] = {"bench",  "--launch-env", "A=1",    "--launch-env",
+                    "B=2",    "--header",     "X-A: 1", "--header",
+                    "X-B: 2", "--coun",       "7",      "--only",
+                    "rest",   "--streams-t",  "10s",    NULL};
+    struct bench_opts o;
+    assert_int_equal(bench_parse_args(15, argv, &o), 0);
+    assert_string_equal(o.launch_env[1], "B=2");
+    assert_int_equal(o.headers.n, 2);
+    assert_int_equal(o.count, 7); /* getopt_long: a unique abbreviation */
+    assert_int_equal(o.groups, BENCH_G_REST);
+    assert_true(o.streams_timeout == 10.0);
+    request_headers_free(&o.headers);
+    static const struct {
+        const char *argv[3];
+        const char *msg;
+    } bad[] = {
+        {{"bench", "--bogus"}, "unknown option '--bogus'"},
+        {{"bench", "--count"}, "option '--count' needs a value"},
+        {{"bench", "--count", "0"}, "--count: expected 1..10000000, got '0'"},
+        {{"bench", "--rounds", "10"}, "--rounds: expected 1..9, got '10'"},
+        {{"bench", "--size", "0"}, "--size: not a size: '0' (e.g. 1G, 64M, 4096)"},
+        {{"bench", "--only", "nope"},
+         "--only: expected a list of execute,start,streams,rest; got 'nope'"},
+        {{"bench", "extra"}, "unexpected argument 'extra'"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        int argc = bad[i].argv[2] ? 3 : 2;
+        char err[300] = "";
+        memset(&o, 0, sizeof o);
+        assert_int_equal(
+            opt_parse(&bench_command, &o, argc, (char **)bad[i].argv, NULL, err, sizeof err), -1);
+        assert_string_equal(err, bad[i].msg);
+        assert_int_equal(bench_parse_args(argc, (char **)bad[i].argv, &o), 2);
+        request_headers_free(&o.headers);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -454,7 +534,7 @@ int main(void)
         cmocka_unit_test(test_help_and_man_rows), cmocka_unit_test(test_every_run_option_parses),
         cmocka_unit_test(test_run_values),        cmocka_unit_test(test_run_refusals),
         cmocka_unit_test(test_compare_options),   cmocka_unit_test(test_summary_options),
-        cmocka_unit_test(test_explore_options),
+        cmocka_unit_test(test_explore_options),   cmocka_unit_test(test_bench_options),
         /* one per line */
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -291,5 +291,5 @@ const struct opt_command explore_command = {
                  "Exit status: 0 no finding, 1 findings, 2 usage, 3 a runtime unreachable,\n"
                  "4 internal error (as for a run).\n",
     .help_col = 22,
-    .help_wrap_label = true,
+    .help_wrap_at = 1,
 };

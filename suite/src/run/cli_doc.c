@@ -5,15 +5,13 @@
 
 #include <string.h>
 
+#include "bench/bench_opts.h"
 #include "compare_options.h"
 #include "explore_opts.h"
 #include "summary_options.h"
 
 static const struct opt_command *const commands[] = {
-    &cli_command,
-    &compare_command,
-    &explore_command,
-    &summary_command,
+    &cli_command, &bench_command, &compare_command, &explore_command, &summary_command,
 };
 
 int cli_print_options_doc(const struct cli_opts *o, FILE *f)

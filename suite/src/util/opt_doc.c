@@ -24,7 +24,7 @@ static void help_row(FILE *f, const struct opt_command *cmd, int col, const stru
     }
     if (used < col)
         fprintf(f, "%*s", col - used, "");
-    else if (cmd->help_wrap_label)
+    else if (cmd->help_wrap_at && used - 2 >= cmd->help_wrap_at)
         fprintf(f, "\n%*s", col, "");
     else
         fputs("  ", f);

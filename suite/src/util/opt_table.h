@@ -77,8 +77,8 @@ struct opt_command {
     const char *msg_unknown, *msg_needs_value, *msg_no_value, *msg_positional;
     const char *help_head, *help_tail; /* --help around the groups */
     int help_col;                      /* column of the help text */
-    bool help_wrap_label;              /* a label too long for the column: text on the next
-                                          line (else two spaces after it) */
+    int help_wrap_at; /* a label this wide or wider (0: none) puts its text on the next line;
+                         a shorter one too wide for the column gets two spaces after it */
 };
 
 /* Where the words that are not options begin (argv + first, n of them). */
