@@ -21,16 +21,3 @@ function(sbx_man_from_table template target component)
   add_custom_target(man-${name} ALL DEPENDS ${out})
   install(FILES ${out} DESTINATION ${CMAKE_INSTALL_MANDIR}/man${section} COMPONENT ${component})
 endfunction()
-
-# sbx_install_man(PAGE COMPONENT): installs the roff page PAGE (name.N) as
-# written, compressed.
-function(sbx_install_man page component)
-  get_filename_component(name ${page} NAME)
-  string(REGEX REPLACE ".*\\.([0-9])$" "\\1" section ${name})
-  set(out ${CMAKE_CURRENT_BINARY_DIR}/${name}.gz)
-  add_custom_command(OUTPUT ${out}
-                     COMMAND gzip -9n -c ${CMAKE_CURRENT_SOURCE_DIR}/${page} > ${out}
-                     DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/${page} VERBATIM)
-  add_custom_target(man-${name} ALL DEPENDS ${out})
-  install(FILES ${out} DESTINATION ${CMAKE_INSTALL_MANDIR}/man${section} COMPONENT ${component})
-endfunction()
