@@ -24,7 +24,7 @@ def comment_for(path):
         return f"/* {LINE} */"
     if path.endswith(".proto"):
         return f"// {LINE}"
-    if re.search(r"\.[1-9]$", path):
+    if re.search(r"\.[1-9](\.in)?$", path):
         return f'.\\" {LINE}'
     if (path.endswith((".py", ".sh", ".cmake", ".Containerfile")) or base == "CMakeLists.txt"
             or path == ".ci/run"):

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "opt_table.h"
 #include "request_headers.h"
 
 #define BENCH_MAX_ENV 32
@@ -55,7 +56,12 @@ struct bench_opts {
     unsigned groups;        /* enum bench_group bits */
     bool quiet;             /* no progress lines on stderr */
     struct request_headers headers; /* --header and its kin, for both runtimes */
+    unsigned only, skip;            /* --only, --skip as given (enum bench_group bits) */
+    bool help;
 };
+
+/* The table of bench's options (bench_options.c). */
+extern const struct opt_command bench_command;
 
 /* True when a second runtime is measured side by side. */
 bool bench_comparing(const struct bench_opts *o);

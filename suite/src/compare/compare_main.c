@@ -3,67 +3,16 @@
 #include "compare_main.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "compare_baseline.h"
+#include "compare_options.h"
 #include "compare_matrix.h"
 #include "compare_regress.h"
 #include "compare_report.h"
-
-#define MAX_ALLOW 256
-
-static void usage(FILE *f)
-{
-    fputs("Usage: sandboxd-conformance compare [OPTIONS] RESULTS.json RESULTS.json...\n"
-          "       sandboxd-conformance compare --base OLD.json [OPTIONS] NEW.json\n"
-          "       sandboxd-conformance compare --write-baseline FILE | --prune-baseline FILE "
-          "RESULTS.json\n"
-          "\n"
-          "Compares results documents (--json of runs of any runtimes or versions, of one level\n"
-          "and suite catalog) case by case: a matrix of clauses and cases x runs, each cell the\n"
-          "status, with the first failure's observed value. Rows where every run agrees are\n"
-          "folded. Runs are labelled A, B, C... in the order given. A case only some runs\n"
-          "have is shown as absent in the others.\n"
-          "\n"
-          "Regressions (for CI):\n"
-          "  --base OLD.json           compare OLD with the one NEW.json: new failures, fixed\n"
-          "                            cases, changed outcomes, cases that disappeared or are\n"
-          "                            new; exit 1 when a case that passed in OLD does not pass\n"
-          "                            in NEW (a regression), unless exempt.\n"
-          "  --allow ID[,ID...]        exempt these cases from the gate (repeatable).\n"
-          "  --baseline FILE           exempt the cases of this baseline (known deviations);\n"
-          "                            cases NEW's own run expected to fail are exempt too.\n"
-          "\n"
-          "Baseline upkeep (from the last RESULTS file):\n"
-          "  --write-baseline FILE     add every case that failed or timed out to FILE (reason\n"
-          "                            from its first failure, link left empty to fill in);\n"
-          "                            entries already in FILE are kept as they are.\n"
-          "  --prune-baseline FILE     remove from FILE the entries whose case now passes.\n"
-          "                            Either rewrites FILE (its comments are not kept).\n"
-          "\n"
-          "Outputs (the matrix is printed on stdout unless --quiet):\n"
-          "  --markdown FILE           for a pull-request comment or a CI job summary\n"
-          "  --html FILE               self-contained page: regressions and differences first,\n"
-          "                            then one picture of the contract per run, then the matrix\n"
-          "  --json FILE               every row (schema sandboxd-conformance-compare/1)\n"
-          "  --all                     also show the rows where every run agrees\n"
-          "  --quiet                   no matrix on stdout (a summary line only)\n"
-          "\n"
-          "Exit status: 0 compared (no regression with --base), 1 a regression (--base),\n"
-          "2 usage error or unusable input (not a results file, another schema version,\n"
-          "runs of different levels or catalogs, a baseline naming unknown cases),\n"
-          "4 an output file could not be written.\n"
-          "\n"
-          "Examples:\n"
-          "  sandboxd-conformance compare ref.json my-runtime.json --html diff.html\n"
-          "  sandboxd-conformance compare --base main.json pr.json --baseline known.yaml\n"
-          "  sandboxd-conformance compare --write-baseline known.yaml results.json\n",
-          f);
-}
 
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int usage_error(const char *fmt, ...)
@@ -77,110 +26,19 @@ static int usage_error(const char *fmt, ...)
     return 2;
 }
 
-struct compare_opts {
-    const char *base, *baseline, *write_baseline, *prune_baseline;
-    const char *markdown, *html, *json;
-    const char *allow[MAX_ALLOW];
-    size_t n_allow;
-    char *allow_buf[MAX_ALLOW];
-    size_t n_allow_buf;
-    bool all, quiet;
-    const char **files;
-    size_t n_files;
-};
-
-enum {
-    OPT_BASE = 256,
-    OPT_ALLOW,
-    OPT_BASELINE,
-    OPT_WRITE,
-    OPT_PRUNE,
-    OPT_MD,
-    OPT_HTML,
-    OPT_JSON,
-    OPT_ALL,
-    OPT_QUIET,
-    OPT_HELP,
-};
-
-static int add_allow(struct compare_opts *o, const char *list)
-{
-    if (o->n_allow_buf >= MAX_ALLOW) return usage_error("too many --allow options");
-    char *copy = strdup(list);
-    if (!copy) return 4;
-    o->allow_buf[o->n_allow_buf++] = copy;
-    for (char *save = NULL, *t = strtok_r(copy, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
-        if (o->n_allow >= MAX_ALLOW) return usage_error("at most %d --allow IDs", MAX_ALLOW);
-        o->allow[o->n_allow++] = t;
-    }
-    if (!o->n_allow) return usage_error("--allow wants case IDs, got '%s'", list);
-    return 0;
-}
-
 /* 0 run, 1 help printed, 2 usage error. */
 static int parse(int argc, char **argv, struct compare_opts *o)
 {
-    static const struct option longs[] = {
-        {"base", required_argument, NULL, OPT_BASE},
-        {"allow", required_argument, NULL, OPT_ALLOW},
-        {"baseline", required_argument, NULL, OPT_BASELINE},
-        {"write-baseline", required_argument, NULL, OPT_WRITE},
-        {"prune-baseline", required_argument, NULL, OPT_PRUNE},
-        {"markdown", required_argument, NULL, OPT_MD},
-        {"html", required_argument, NULL, OPT_HTML},
-        {"json", required_argument, NULL, OPT_JSON},
-        {"all", no_argument, NULL, OPT_ALL},
-        {"quiet", no_argument, NULL, OPT_QUIET},
-        {"help", no_argument, NULL, OPT_HELP},
-        {NULL, 0, NULL, 0},
-    };
-    opterr = 0;
-    optind = 1;
-    int c, rc;
-    while ((c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
-        switch (c) {
-        case OPT_BASE:
-            o->base = optarg;
-            break;
-        case OPT_ALLOW:
-            if ((rc = add_allow(o, optarg)) != 0) return rc;
-            break;
-        case OPT_BASELINE:
-            o->baseline = optarg;
-            break;
-        case OPT_WRITE:
-            o->write_baseline = optarg;
-            break;
-        case OPT_PRUNE:
-            o->prune_baseline = optarg;
-            break;
-        case OPT_MD:
-            o->markdown = optarg;
-            break;
-        case OPT_HTML:
-            o->html = optarg;
-            break;
-        case OPT_JSON:
-            o->json = optarg;
-            break;
-        case OPT_ALL:
-            o->all = true;
-            break;
-        case OPT_QUIET:
-            o->quiet = true;
-            break;
-        case OPT_HELP:
-        case 'h':
-            usage(stdout);
-            return 1;
-        case ':':
-            return usage_error("%s needs a value", argv[optind - 1]);
-        default:
-            return usage_error("unknown option '%s'", argv[optind - 1]);
-        }
+    char err[600];
+    struct opt_result words;
+    if (opt_parse(&compare_command, o, argc, argv, &words, err, sizeof err) != 0)
+        return o->out_of_memory ? 4 : usage_error("%s", err);
+    if (o->help) {
+        compare_usage(stdout);
+        return 1;
     }
-    o->files = (const char **)argv + optind;
-    o->n_files = (size_t)(argc - optind);
+    o->files = (const char **)argv + words.first;
+    o->n_files = (size_t)words.n_words;
     bool upkeep = o->write_baseline || o->prune_baseline;
     if (o->base) {
         if (o->n_files != 1)

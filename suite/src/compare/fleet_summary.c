@@ -2,6 +2,7 @@
 /* The fleet summary (see fleet_summary.h): one line per bundle, the sandboxes
  * of a --targets list that have none, totals by verdict. */
 #include "fleet_summary.h"
+#include "summary_options.h"
 
 #include <dirent.h>
 #include <jansson.h>
@@ -24,22 +25,10 @@ struct bundle {
     char error[256];
 };
 
+/* The --help text (summary_options.c). */
 static void usage(FILE *f)
 {
-    fputs("Usage: sandboxd-conformance summary [--targets FILE] [--markdown FILE] DIR...\n"
-          "\n"
-          "Reads certification bundles (--bundle DIR of earlier runs) into one report:\n"
-          "one line per sandbox with its verdict, counts, runtime and failed cases.\n"
-          "Each DIR is a bundle (it holds results.json) or a directory of bundles, one\n"
-          "subdirectory per sandbox (the fleet Job's results volume).\n"
-          "\n"
-          "  --targets FILE    the fleet's list (\"NAME HOST\" per line): a listed sandbox\n"
-          "                    without a bundle is reported as missing\n"
-          "  --markdown FILE   also write the report as Markdown\n"
-          "\n"
-          "Exit status: 0 every sandbox's run exited 0; 1 a sandbox failed, is missing\n"
-          "or its bundle is unreadable; 2 usage error.\n",
-          f);
+    opt_print_help(f, &summary_command);
 }
 
 static const char *str_at(const json_t *o, const char *a, const char *b)
@@ -208,26 +197,24 @@ static void write_report(FILE *f, const struct bundle *b, size_t n, int markdown
 
 int fleet_summary_main(int argc, char **argv)
 {
-    const char *targets = NULL, *markdown = NULL;
-    int first = 1;
-    for (; first < argc && strncmp(argv[first], "--", 2) == 0; first++) {
-        const char *a = argv[first];
-        if (strcmp(a, "--help") == 0) {
-            usage(stdout);
-            return 0;
-        }
-        if ((strcmp(a, "--targets") == 0 || strcmp(a, "--markdown") == 0) && first + 1 < argc) {
-            *(a[2] == 't' ? &targets : &markdown) = argv[++first];
-            continue;
-        }
-        fprintf(stderr, "sandboxd-conformance summary: unknown option or missing value: %s\n", a);
+    struct summary_opts o = {0};
+    struct opt_result words;
+    char err[300];
+    if (opt_parse(&summary_command, &o, argc, argv, &words, err, sizeof err) != 0) {
+        fprintf(stderr, "sandboxd-conformance summary: %s\n", err);
         usage(stderr);
         return 2;
     }
-    if (first >= argc) {
+    if (o.help) {
+        usage(stdout);
+        return 0;
+    }
+    if (words.n_words == 0) {
         usage(stderr);
         return 2;
     }
+    const char *targets = o.targets, *markdown = o.markdown;
+    int first = words.first;
     struct bundle *b = calloc(SUMMARY_MAX_BUNDLES, sizeof *b);
     if (!b) return 1;
     size_t n = 0;

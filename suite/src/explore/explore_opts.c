@@ -1,96 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Parsing explore's options. */
+/* Parsing explore's options: defaults, the table (explore_options.c), then
+ * the checks across options. */
 #include "explore_opts.h"
 
-#include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 void explore_usage(FILE *out)
 {
-    fputs("usage: sandboxd-conformance explore [TARGET] [options]\n"
-          "\n"
-          "Generates random sequences of operations on both surfaces inside a private\n"
-          "workspace directory (sbx-explore-PID-TIME/ under the sandbox root, removed at\n"
-          "the end), judges every answer against an executable model of the contract,\n"
-          "and shrinks a failing sequence to a minimal reproduction: a replay file, a\n"
-          "report entry naming the clause, and a draft of a case.\n"
-          "\n"
-          "Operations: REST PUT (octet-stream, multipart, with and without mode), GET\n"
-          "(whole, ranged, listings), HEAD, DELETE (plain, recursive), health, metadata;\n"
-          "Execute (mkdir, ln -s, mkfifo, cat, stat, env, missing and empty commands),\n"
-          "Start (cwd, PTY), WriteStdin (input, eof), SendSignal, ResizeTTY. Names come\n"
-          "from a grammar of hard cases (percent escapes, '+', spaces, UTF-8, dots, long\n"
-          "names, '?', '#', backslashes, trailing slashes, %00). Where the contract leaves\n"
-          "an answer open, any allowed answer passes and the model stops predicting what\n"
-          "the operation touched.\n"
-          "\n"
-          "TARGET (as for a run):\n"
-          "  --grpc ADDR --rest ADDR     attach to a running runtime\n"
-          "  --launch 'CMD'              launch a runtime ({grpc_port} {rest_port} {root} {host})\n"
-          "  --launch-bundled PATH       launch this sandboxd-ref\n"
-          "  (nothing)                   launch the bundled sandboxd-ref\n"
-          "  --launch-env NAME=VALUE     extra environment for launched runtimes\n"
-          "  --confine-runtime           launched runtimes get a private, read-only host view\n"
-          "  --startup-timeout S         how long a launch waits for health (default 20)\n"
-          "\n"
-          "Differential mode (a second runtime, given as bench --compare-* gives it):\n"
-          "  --against-launch 'CMD' | --against-bundled PATH |\n"
-          "  --against-grpc ADDR --against-rest ADDR\n"
-          "      the same sequence runs against both; an answer the model refuses is\n"
-          "      reported with both answers and the side that deviates; answers that\n"
-          "      differ where the contract leaves them open are counted, not failed\n"
-          "\n"
-          "Options:\n"
-          "  --seed N            seed of the run (default: from the clock; always printed);\n"
-          "                      the same seed gives the same sequences on any machine\n"
-          "  --ops N             operations per sequence (default 150)\n"
-          "  --duration D        run sequences (seed, then derived seeds) for D (\"30s\",\n"
-          "                      \"2m\"); default one sequence\n"
-          "  --jobs N            N concurrent jobs, one connection each: each runs its own\n"
-          "                      sequence in its own directory and, between its operations,\n"
-          "                      PUTs and GETs of shared files; their history is checked\n"
-          "                      as a register (C1, C2): a read must return a complete\n"
-          "                      version some order of the overlapping operations explains\n"
-          "  --replay FILE       run the operations of a replay file instead\n"
-          "  --json FILE         write the report as JSON\n"
-          "  --save DIR          write each finding's replay file and case draft in DIR\n"
-          "  --no-shrink         report findings without shrinking them\n"
-          "  --shrink-time S     bound on shrinking one finding (default 60)\n"
-          "  --quiet             no progress lines\n"
-          "  --help              this text\n"
-          "\n"
-          "Exit status: 0 no finding, 1 findings, 2 usage, 3 a runtime unreachable,\n"
-          "4 internal error (as for a run).\n",
-          out);
-}
-
-static int parse_u(const char *s, unsigned long long max, unsigned long long *out)
-{
-    char *end = NULL;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (!s[0] || *end || errno || v > max || s[0] == '-') return -1;
-    *out = v;
-    return 0;
-}
-
-static int parse_duration(const char *s, double *out)
-{
-    char *end = NULL;
-    double v = strtod(s, &end);
-    if (end == s || v <= 0) return -1;
-    if (!strcmp(end, "ms"))
-        v /= 1000;
-    else if (!strcmp(end, "m"))
-        v *= 60;
-    else if (!strcmp(end, "h"))
-        v *= 3600;
-    else if (*end && strcmp(end, "s") != 0)
-        return -1;
-    *out = v;
-    return 0;
+    opt_print_help(out, &explore_command);
 }
 
 int explore_parse_args(int argc, char **argv, struct explore_opts *o)
@@ -101,108 +19,15 @@ int explore_parse_args(int argc, char **argv, struct explore_opts *o)
     o->shrink = true;
     o->shrink_seconds = 60;
     o->shrink_runs = 400;
-    unsigned n_env = 0;
-    unsigned long long u;
-    unsigned startup = 20;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-#define NEEDS_VALUE                                                                                \
-    do {                                                                                           \
-        if (!v) {                                                                                  \
-            fprintf(stderr, "sandboxd-conformance explore: %s needs a value\n", a);                \
-            return 2;                                                                              \
-        }                                                                                          \
-        i++;                                                                                       \
-    } while (0)
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            explore_usage(stdout);
-            return 1;
-        } else if (!strcmp(a, "--quiet")) {
-            o->quiet = true;
-        } else if (!strcmp(a, "--no-shrink")) {
-            o->shrink = false;
-        } else if (!strcmp(a, "--confine-runtime")) {
-            o->a.confine = o->b.confine = true;
-        } else if (!strcmp(a, "--grpc")) {
-            NEEDS_VALUE;
-            o->a.grpc = v;
-        } else if (!strcmp(a, "--rest")) {
-            NEEDS_VALUE;
-            o->a.rest = v;
-        } else if (!strcmp(a, "--launch")) {
-            NEEDS_VALUE;
-            o->a.launch = v;
-        } else if (!strcmp(a, "--launch-bundled")) {
-            NEEDS_VALUE;
-            o->a.bundled = v;
-        } else if (!strcmp(a, "--against-grpc")) {
-            NEEDS_VALUE;
-            o->b.grpc = v;
-            o->against = true;
-        } else if (!strcmp(a, "--against-rest")) {
-            NEEDS_VALUE;
-            o->b.rest = v;
-            o->against = true;
-        } else if (!strcmp(a, "--against-launch")) {
-            NEEDS_VALUE;
-            o->b.launch = v;
-            o->against = true;
-        } else if (!strcmp(a, "--against-bundled")) {
-            NEEDS_VALUE;
-            o->b.bundled = v;
-            o->against = true;
-        } else if (!strcmp(a, "--launch-env")) {
-            NEEDS_VALUE;
-            if (n_env >= EXPLORE_MAX_ENV || !strchr(v, '=')) {
-                fprintf(stderr,
-                        "sandboxd-conformance explore: --launch-env NAME=VALUE (at most "
-                        "%d)\n",
-                        EXPLORE_MAX_ENV);
-                return 2;
-            }
-            o->launch_env[n_env++] = v;
-        } else if (!strcmp(a, "--startup-timeout")) {
-            NEEDS_VALUE;
-            if (parse_u(v, 3600, &u) || u == 0) goto bad;
-            startup = (unsigned)u;
-        } else if (!strcmp(a, "--seed")) {
-            NEEDS_VALUE;
-            if (parse_u(v, UINT64_MAX, &u)) goto bad;
-            o->seed = u;
-            o->seed_set = true;
-        } else if (!strcmp(a, "--ops")) {
-            NEEDS_VALUE;
-            if (parse_u(v, 100000, &u) || u == 0) goto bad;
-            o->ops = (unsigned)u;
-        } else if (!strcmp(a, "--duration")) {
-            NEEDS_VALUE;
-            if (parse_duration(v, &o->duration)) goto bad;
-        } else if (!strcmp(a, "--shrink-time")) {
-            NEEDS_VALUE;
-            if (parse_duration(v, &o->shrink_seconds)) goto bad;
-        } else if (!strcmp(a, "--jobs")) {
-            NEEDS_VALUE;
-            if (parse_u(v, 64, &u) || u == 0) goto bad;
-            o->jobs = (unsigned)u;
-        } else if (!strcmp(a, "--json")) {
-            NEEDS_VALUE;
-            o->json_path = v;
-        } else if (!strcmp(a, "--replay")) {
-            NEEDS_VALUE;
-            o->replay_path = v;
-        } else if (!strcmp(a, "--save")) {
-            NEEDS_VALUE;
-            o->save_dir = v;
-        } else {
-            fprintf(stderr, "sandboxd-conformance explore: unknown option %s (see --help)\n", a);
-            return 2;
-        }
-        continue;
-    bad:
-        fprintf(stderr, "sandboxd-conformance explore: bad value for %s: %s\n", a, v);
+    o->startup_s = 20;
+    char err[300];
+    if (opt_parse(&explore_command, o, argc, argv, NULL, err, sizeof err) != 0) {
+        fprintf(stderr, "sandboxd-conformance explore: %s\n", err);
         return 2;
-#undef NEEDS_VALUE
+    }
+    if (o->help) {
+        explore_usage(stdout);
+        return 1;
     }
     if (o->jobs > 1 && (o->against || o->replay_path)) {
         fputs("sandboxd-conformance explore: --jobs above 1 runs against one runtime and "
@@ -231,6 +56,6 @@ int explore_parse_args(int argc, char **argv, struct explore_opts *o)
         o->seed %= 1000000000000ull;
     }
     o->a.launch_env = o->b.launch_env = o->launch_env;
-    o->a.health_timeout_ms = o->b.health_timeout_ms = startup * 1000u;
+    o->a.health_timeout_ms = o->b.health_timeout_ms = o->startup_s * 1000u;
     return 0;
 }

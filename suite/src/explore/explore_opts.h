@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "explore_target.h"
+#include "opt_table.h"
 
 #define EXPLORE_MAX_ENV 32
 
@@ -27,7 +28,12 @@ struct explore_opts {
     double shrink_seconds;
     unsigned shrink_runs;
     bool quiet;
+    bool help;
+    unsigned startup_s; /* --startup-timeout */
 };
+
+/* The table of explore's options (explore_options.c): add an option there. */
+extern const struct opt_command explore_command;
 
 /* 0 to run, 1 after --help, 2 on a usage error (printed on stderr). */
 int explore_parse_args(int argc, char **argv, struct explore_opts *o);

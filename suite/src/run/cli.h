@@ -9,6 +9,7 @@
 
 #include "request_headers.h"
 #include "cli_tls.h"
+#include "opt_table.h"
 
 #define CLI_MAX_ENV 32
 
@@ -49,7 +50,13 @@ struct cli_opts {
     bool require_complete;
     /* meta */
     bool help, version;
+    /* for the build: the man page's option rows (COMMAND[:GROUP]), the option list */
+    const char *man_options;
+    bool dump_options;
 };
+
+/* The run's option table (cli_options.c). */
+extern const struct opt_command cli_command;
 
 /* Parses argv. 0 on success; -1 on a usage error (message written to err).
  * Release with cli_free either way. */
@@ -57,5 +64,10 @@ int cli_parse(struct cli_opts *o, int argc, char **argv, char *err, size_t err_l
 void cli_free(struct cli_opts *o);
 
 void cli_print_help(FILE *f);
+
+/* --man-options and --dump-options: the option rows of the man page, or the
+ * list of options, of the run and every subcommand (cli_doc.c). 0, or 2 for
+ * an unknown command or group. */
+int cli_print_options_doc(const struct cli_opts *o, FILE *f);
 
 #endif

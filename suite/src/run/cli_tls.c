@@ -1,44 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The TLS options of the command line (see cli_tls.h). */
+/* The TLS options checked together after parsing (see cli_tls.h). */
 #include "cli_tls.h"
 
 #include <stdio.h>
 #include <string.h>
-
-int cli_tls_option(struct cli_tls *t, const char *name, const char *val, bool *takes_value,
-                   char *err, size_t err_len)
-{
-    *takes_value = false;
-    if (strcmp(name, "--tls") == 0 || strcmp(name, "--insecure") == 0) {
-        if (val) {
-            snprintf(err, err_len, "%s takes no value", name);
-            return -1;
-        }
-        if (strcmp(name, "--tls") == 0)
-            t->both = true;
-        else
-            t->opts.insecure = true;
-        return 1;
-    }
-    const char **slot = strcmp(name, "--cacert") == 0      ? &t->opts.cacert
-                        : strcmp(name, "--cert") == 0      ? &t->opts.cert
-                        : strcmp(name, "--key") == 0       ? &t->opts.key
-                        : strcmp(name, "--authority") == 0 ? &t->opts.authority
-                                                           : NULL;
-    if (!slot) return 0;
-    *takes_value = true;
-    if (!val) return 1;
-    if (!*val) {
-        snprintf(err, err_len, "%s needs a non-empty value", name);
-        return -1;
-    }
-    if (slot == &t->opts.authority && strpbrk(val, " \t\r\n/@")) {
-        snprintf(err, err_len, "--authority wants a host name (NAME or NAME:PORT), got '%s'", val);
-        return -1;
-    }
-    *slot = val;
-    return 1;
-}
 
 static int add_scheme(const char *addr, char *out, size_t out_len, const char *opt, char *err,
                       size_t err_len)

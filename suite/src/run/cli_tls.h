@@ -2,7 +2,8 @@
 #ifndef SBX_CLI_TLS_H
 #define SBX_CLI_TLS_H
 /* The TLS options of the command line (--tls, --cacert, --cert, --key,
- * --insecure, --authority), shared by the run and the bench. */
+ * --insecure, --authority; their table rows are in cli_options.c), checked
+ * together after parsing, by the run and the bench. */
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -14,12 +15,6 @@ struct cli_tls {
     /* the addresses with https:// added by --tls */
     char grpc_addr[520], rest_addr[520];
 };
-
-/* Takes one option: 1 if name is a TLS option (val consumed when it takes
- * one: *takes_value says so), 0 if not, -1 on an error in err. Call with
- * val == NULL first; a valued option then answers 1 with *takes_value. */
-int cli_tls_option(struct cli_tls *t, const char *name, const char *val, bool *takes_value,
-                   char *err, size_t err_len);
 
 /* After parsing: --tls turns host:port addresses into https://; TLS
  * options without an https:// surface, --cert without --key and

@@ -93,6 +93,7 @@ static int parse_options(struct cli_opts *o, int argc, char **argv)
         cli_print_help(stdout);
         return RUNNER_OK;
     }
+    if (o->man_options || o->dump_options) return cli_print_options_doc(o, stdout);
     if (o->version) {
         printf("sandboxd-conformance %s (%s)\n", SBX_VERSION, SBX_GIT_COMMIT);
         if (o->data_dir) data_dir_set(o->data_dir);

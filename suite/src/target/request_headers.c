@@ -243,13 +243,6 @@ static const struct {
     {"--header-file", 0},       {"--secret-header", 0},
 };
 
-bool request_headers_is_option(const char *name)
-{
-    for (size_t i = 0; i < sizeof options / sizeof options[0]; i++)
-        if (strcmp(name, options[i].name) == 0) return true;
-    return false;
-}
-
 int request_headers_option(struct request_headers *h, const char *name, const char *val, char *err,
                            size_t err_len)
 {

@@ -60,12 +60,11 @@ bool request_headers_is_secret(const struct request_headers *h, const char *name
 
 void request_headers_free(struct request_headers *h);
 
-/* The command-line options this file owns, for both option parsers:
- * 1 when name is one of them (val consumed), 0 when it is not, -1 with err
- * on a bad value. */
+/* Takes the value of one of the command-line options this file owns
+ * ("--header", ...; their rows are in the option tables): 1 when name is
+ * one of them, 0 when it is not, -1 with err on a bad value. */
 int request_headers_option(struct request_headers *h, const char *name, const char *val, char *err,
                            size_t err_len);
-bool request_headers_is_option(const char *name);
 
 /* A copy of argv (argc entries, NULL-terminated) with the values of secret
  * headers given on it redacted, for what reports record of the command
