@@ -83,28 +83,18 @@ struct rest_behaviour {
     enum MHD_Result (*reply_unknown_route)(struct MHD_Connection *c);
 
     /* Removal (files_delete.c). */
+    /* Answers a DELETE of /v1/files/{path} (files_delete): the handler,
+     * so that another build may answer some DELETEs itself. */
+    enum MHD_Result (*files_delete)(struct rest_request *rq, struct MHD_Connection *c);
     /* The recursive argument of a DELETE (NULL when absent; bad: not
      * decodable): 0 with *recursive, or -1 to refuse it. */
     int (*delete_recursive)(const char *arg, bool bad, bool *recursive);
     /* Opens the directory a recursive DELETE of the root empties: an
      * O_RDONLY|O_DIRECTORY descriptor or an fs_resolve_error. */
     int (*open_root_to_empty)(const struct rest_request *rq);
-    /* The root was emptied by rq. */
-    void (*root_emptied)(const struct rest_request *rq);
-    /* Answers a DELETE whose path's parent or entry could not be found or
-     * examined (code: an fs_resolve_error). */
-    enum MHD_Result (*reply_delete_error)(struct rest_request *rq, struct MHD_Connection *c,
-                                          int code);
-    /* Before a DELETE examines the symlink at its path: true when a
-     * response was queued instead (*ret). */
-    bool (*answer_delete_link)(struct rest_request *rq, struct MHD_Connection *c,
-                               enum MHD_Result *ret);
     /* Whether DELETE of a symlink that leads outside the root is refused
-     * (403) rather than the link removed. */
+     * (403) rather than the link removed (S5 allows both). */
     bool (*escaping_link_refused)(void);
-    /* Whether an entry is removed with its contents, for the recursive
-     * asked for and whether it is a directory. */
-    bool (*removes_recursively)(bool asked, bool is_dir);
 
     /* Probes (probes.c). */
     /* Whether /v1/health answers 503. */

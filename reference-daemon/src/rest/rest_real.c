@@ -220,35 +220,9 @@ static int open_root_to_empty(const struct rest_request *rq)
     return fs_open_beneath(rq->st->root_fd, "", O_RDONLY | O_DIRECTORY, 0);
 }
 
-static void root_emptied(const struct rest_request *rq)
-{
-    (void)rq;
-}
-
-static enum MHD_Result reply_delete_error(struct rest_request *rq, struct MHD_Connection *c,
-                                          int code)
-{
-    return rest_reply_fs_error(c, code, false, rq->path);
-}
-
-static bool answer_delete_link(struct rest_request *rq, struct MHD_Connection *c,
-                               enum MHD_Result *ret)
-{
-    (void)rq;
-    (void)c;
-    (void)ret;
-    return false;
-}
-
 static bool escaping_link_refused(void)
 {
     return true;
-}
-
-static bool removes_recursively(bool asked, bool is_dir)
-{
-    (void)is_dir;
-    return asked;
 }
 
 static bool health_unavailable(const struct daemon_state *st)
@@ -293,13 +267,10 @@ const struct rest_behaviour rest_real = {
     .format_time = format_time,
     .entry_json = rest_entry_json_real,
     .listing_entries = listing_entries,
+    .files_delete = files_delete,
     .delete_recursive = delete_recursive,
     .open_root_to_empty = open_root_to_empty,
-    .root_emptied = root_emptied,
-    .reply_delete_error = reply_delete_error,
-    .answer_delete_link = answer_delete_link,
     .escaping_link_refused = escaping_link_refused,
-    .removes_recursively = removes_recursively,
     .health_unavailable = health_unavailable,
     .health_body = rest_health_body_real,
     .metadata_name_allowed = metadata_name_allowed,
