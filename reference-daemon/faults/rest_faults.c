@@ -128,15 +128,12 @@ static const struct rest_behaviour rest_faulty = {
     .metadata_value = fault_metadata_value,
     .metadata_env = fault_metadata_env,
     .slash_names_directory = slash_names_directory,
+    .files_put = fault_files_put,
     .put_mode = fault_put_mode,
     .body_is_multipart = fault_body_is_multipart,
     .multipart_begin = fault_multipart_begin,
-    .stored_mode = fault_stored_mode,
-    .answer_put = fault_answer_put,
-    .reply_begin_error = fault_reply_begin_error,
     .store = fault_store,
     .multipart_stored = fault_multipart_stored,
-    .reply_stored = fault_reply_stored,
 };
 
 const struct rest_behaviour *const rest_behaviour = &rest_faulty;

@@ -136,6 +136,11 @@ struct rest_behaviour {
     bool (*slash_names_directory)(const char *method);
 
     /* Uploads (files_write.c). */
+    /* Answers a PUT of /v1/files/{path} (files_put: called for the
+     * headers, each body chunk and the end of the body), so that another
+     * build may answer some PUTs itself. */
+    enum MHD_Result (*files_put)(struct rest_request *rq, struct MHD_Connection *c,
+                                 const char *data, size_t *size);
     /* The mode of a PUT from its mode argument (NULL when absent; bad: not
      * decodable): 0 with *mode, or -1 to refuse it. */
     int (*put_mode)(const char *arg, bool bad, mode_t *mode);
@@ -143,22 +148,12 @@ struct rest_behaviour {
     bool (*body_is_multipart)(const char *content_type);
     /* Begins reading a multipart/form-data body (multipart_new). */
     struct multipart *(*multipart_begin)(const char *content_type);
-    /* The mode stored for the mode asked for, multipart or not. */
-    mode_t (*stored_mode)(mode_t asked, bool multipart);
-    /* Before a PUT that passed validation begins its write: true when a
-     * response was queued instead (*ret). */
-    bool (*answer_put)(struct rest_request *rq, struct MHD_Connection *c, enum MHD_Result *ret);
-    /* Answers a PUT whose write could not begin (begin_write's error). */
-    enum MHD_Result (*reply_begin_error)(struct rest_request *rq, struct MHD_Connection *c,
-                                         int code);
     /* Writes the next len bytes of the content, at offset at of it, to
      * rq->file: 0 or -1 with errno. */
     int (*store)(struct rest_request *rq, uint64_t at, const char *data, size_t len);
     /* Whether a multipart body that ended with status (multipart_finish)
      * is stored. */
     bool (*multipart_stored)(int status);
-    /* Answers a PUT whose file was stored. */
-    enum MHD_Result (*reply_stored)(struct MHD_Connection *c);
 };
 
 /* The daemon's own operations that rest_real points to. */

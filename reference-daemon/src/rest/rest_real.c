@@ -174,26 +174,6 @@ static bool body_is_multipart(const char *content_type)
     return multipart_is_form_data(content_type);
 }
 
-static mode_t stored_mode(mode_t asked, bool multipart)
-{
-    (void)multipart;
-    return asked;
-}
-
-static bool answer_put(struct rest_request *rq, struct MHD_Connection *c, enum MHD_Result *ret)
-{
-    (void)rq;
-    (void)c;
-    (void)ret;
-    return false;
-}
-
-static enum MHD_Result reply_begin_error(struct rest_request *rq, struct MHD_Connection *c,
-                                         int code)
-{
-    return rest_reply_fs_error(c, code, true, rq->path);
-}
-
 static int store(struct rest_request *rq, uint64_t at, const char *data, size_t len)
 {
     (void)at;
@@ -203,11 +183,6 @@ static int store(struct rest_request *rq, uint64_t at, const char *data, size_t 
 static bool multipart_stored(int status)
 {
     return status == MP_OK;
-}
-
-static enum MHD_Result reply_stored(struct MHD_Connection *c)
-{
-    return rest_reply_empty(c, 204);
 }
 
 static int delete_recursive(const char *arg, bool bad, bool *recursive)
@@ -277,13 +252,10 @@ const struct rest_behaviour rest_real = {
     .metadata_value = metadata_value,
     .metadata_env = metadata_env,
     .slash_names_directory = slash_names_directory,
+    .files_put = files_put,
     .put_mode = put_mode,
     .body_is_multipart = body_is_multipart,
     .multipart_begin = multipart_new,
-    .stored_mode = stored_mode,
-    .answer_put = answer_put,
-    .reply_begin_error = reply_begin_error,
     .store = store,
     .multipart_stored = multipart_stored,
-    .reply_stored = reply_stored,
 };

@@ -100,7 +100,7 @@ static enum MHD_Result route_files(struct rest_request *rq, struct MHD_Connectio
             return rest_reply_error(c, (unsigned)status, "%s", why);
         }
     }
-    if (is_put) return files_put(rq, c, upload_data, upload_size);
+    if (is_put) return rest_behaviour->files_put(rq, c, upload_data, upload_size);
     rq->responded = true;
     if (strcmp(method, MHD_HTTP_METHOD_GET) == 0) return files_get(rq, c, false);
     if (strcmp(method, MHD_HTTP_METHOD_HEAD) == 0) return files_get(rq, c, true);
