@@ -73,13 +73,6 @@ static bool answer_early(struct MHD_Connection *c, const char *raw_rest, enum MH
     return variant_redirect_unclean(c, raw_rest, ret) || rest_real.answer_early(c, raw_rest, ret);
 }
 
-/* head-sends-body. */
-static void head_answered(struct rest_request *rq, int fd)
-{
-    if (fault_active(FAULT_HEAD_SENDS_BODY)) fault_head_body_keep(rq, fd);
-    rest_real.head_answered(rq, fd);
-}
-
 /* head-sends-body, serialize-requests. */
 static void request_done(struct rest_request *rq, struct MHD_Connection *c, bool completed)
 {
@@ -96,7 +89,6 @@ static const struct rest_behaviour rest_faulty = {
     .open_parent = open_parent,
     .begin_write = begin_write,
     .answer_early = answer_early,
-    .head_answered = head_answered,
     .request_done = request_done,
     .error_code = fault_error_code,
     .json_media_type = fault_json_media_type,
@@ -111,10 +103,9 @@ static const struct rest_behaviour rest_faulty = {
     .request_begins = fault_request_begins,
     .server_stops = fault_server_stops,
     .reply_unknown_route = fault_reply_unknown_route,
-    .reply_open_error = fault_reply_open_error,
+    .files_get = fault_files_get,
     .file_range = fault_file_range,
     .file_response = fault_file_response,
-    .file_media_type = fault_file_media_type,
     .format_time = fault_format_time,
     .entry_json = fault_entry_json,
     .listing_entries = fault_listing_entries,

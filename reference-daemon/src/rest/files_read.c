@@ -58,7 +58,9 @@ struct MHD_Response *rest_file_response_real(struct rest_request *rq, int fd, ui
     (void)rq;
     (void)head;
     struct MHD_Response *r = small_file_response(fd, start, len);
-    return r ? r : MHD_create_response_from_fd_at_offset64(len, fd, start);
+    if (!r) r = MHD_create_response_from_fd_at_offset64(len, fd, start);
+    if (r) MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, REST_FILE_MEDIA_TYPE);
+    return r;
 }
 
 static enum MHD_Result serve_file(struct rest_request *rq, struct MHD_Connection *c, int fd,
@@ -93,7 +95,6 @@ static enum MHD_Result serve_file(struct rest_request *rq, struct MHD_Connection
     }
     struct MHD_Response *r = rest_behaviour->file_response(rq, fd, start, len, head);
     if (!r) return MHD_NO;
-    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, rest_behaviour->file_media_type());
     MHD_add_response_header(r, MHD_HTTP_HEADER_ACCEPT_RANGES, "bytes");
     if (status == 206) MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_RANGE, content_range);
     return rest_queue(c, status, r);
@@ -138,7 +139,7 @@ enum MHD_Result files_get(struct rest_request *rq, struct MHD_Connection *c, boo
 {
     /* O_NONBLOCK: opening a FIFO must not wait for a writer (S9). */
     int fd = rest_behaviour->open_path(rq->st, rq->path, O_RDONLY | O_NOCTTY | O_NONBLOCK);
-    if (fd < 0) return rest_behaviour->reply_open_error(rq, c, fd, head);
+    if (fd < 0) return rest_reply_fs_error(c, fd, false, rq->path);
     struct stat sb;
     if (fstat(fd, &sb) != 0) {
         close(fd);
@@ -149,6 +150,5 @@ enum MHD_Result files_get(struct rest_request *rq, struct MHD_Connection *c, boo
         close(fd);
         return rest_reply_error(c, 400, "not a regular file or directory");
     }
-    if (head) rest_behaviour->head_answered(rq, fd);
     return serve_file(rq, c, fd, &sb, head);
 }

@@ -37,8 +37,6 @@ struct rest_behaviour {
     /* Before routing a /v1/files request whose raw path after "/v1/files/"
      * is raw_rest: true when a response was queued instead (*ret). */
     bool (*answer_early)(struct MHD_Connection *c, const char *raw_rest, enum MHD_Result *ret);
-    /* A HEAD of the regular file open as fd was answered. */
-    void (*head_answered)(struct rest_request *rq, int fd);
     /* The request is over, before its state is freed; completed when the
      * whole response went out. Releases rq->extension. */
     void (*request_done)(struct rest_request *rq, struct MHD_Connection *c, bool completed);
@@ -110,20 +108,18 @@ struct rest_behaviour {
     json_t *(*metadata_env)(json_t *env);
 
     /* Downloads (files_read.c). */
-    /* Answers a GET or HEAD whose path could not be opened (code: an
-     * fs_resolve_error). */
-    enum MHD_Result (*reply_open_error)(struct rest_request *rq, struct MHD_Connection *c, int code,
-                                        bool head);
+    /* Answers a GET or HEAD (head) of /v1/files/{path} (files_get), so
+     * that another build may answer some itself. */
+    enum MHD_Result (*files_get)(struct rest_request *rq, struct MHD_Connection *c, bool head);
     /* The byte range a GET of a file of size bytes answers (its Range
      * header). */
     enum byte_range_result (*file_range)(struct MHD_Connection *c, uint64_t size, uint64_t *start,
                                          uint64_t *len);
-    /* The response carrying len bytes from start of the file open as fd
-     * (taken over, also on failure: NULL); head for a HEAD. */
+    /* The response carrying len bytes from start of the file open as fd,
+     * with its Content-Type (fd taken over, also on failure: NULL); head
+     * for a HEAD. */
     struct MHD_Response *(*file_response)(struct rest_request *rq, int fd, uint64_t start,
                                           uint64_t len, bool head);
-    /* The Content-Type of a file. */
-    const char *(*file_media_type)(void);
     /* Listings: how modified_at is written; the JSON object of an entry
      * (NULL leaves it out); the "entries" member answered for the array of
      * entry objects (reference taken over). */

@@ -41,12 +41,6 @@ static bool answer_early(struct MHD_Connection *c, const char *raw_rest, enum MH
     return false;
 }
 
-static void head_answered(struct rest_request *rq, int fd)
-{
-    (void)rq;
-    (void)fd;
-}
-
 static void request_done(struct rest_request *rq, struct MHD_Connection *c, bool completed)
 {
     (void)rq;
@@ -125,23 +119,11 @@ static enum MHD_Result reply_unknown_route(struct MHD_Connection *c)
     return rest_reply_error(c, 404, "no such route");
 }
 
-static enum MHD_Result reply_open_error(struct rest_request *rq, struct MHD_Connection *c, int code,
-                                        bool head)
-{
-    (void)head;
-    return rest_reply_fs_error(c, code, false, rq->path);
-}
-
 static enum byte_range_result file_range(struct MHD_Connection *c, uint64_t size, uint64_t *start,
                                          uint64_t *len)
 {
     return parse_byte_range(MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_RANGE),
                             size, start, len);
-}
-
-static const char *file_media_type(void)
-{
-    return "application/octet-stream";
 }
 
 /* RFC 3339 in UTC, whole seconds. */
@@ -220,7 +202,6 @@ const struct rest_behaviour rest_real = {
     .open_parent = open_parent,
     .begin_write = begin_write,
     .answer_early = answer_early,
-    .head_answered = head_answered,
     .request_done = request_done,
     .error_code = error_code,
     .json_media_type = json_media_type,
@@ -235,10 +216,9 @@ const struct rest_behaviour rest_real = {
     .request_begins = request_begins,
     .server_stops = server_stops,
     .reply_unknown_route = reply_unknown_route,
-    .reply_open_error = reply_open_error,
+    .files_get = files_get,
     .file_range = file_range,
     .file_response = rest_file_response_real,
-    .file_media_type = file_media_type,
     .format_time = format_time,
     .entry_json = rest_entry_json_real,
     .listing_entries = listing_entries,

@@ -102,8 +102,8 @@ static enum MHD_Result route_files(struct rest_request *rq, struct MHD_Connectio
     }
     if (is_put) return rest_behaviour->files_put(rq, c, upload_data, upload_size);
     rq->responded = true;
-    if (strcmp(method, MHD_HTTP_METHOD_GET) == 0) return files_get(rq, c, false);
-    if (strcmp(method, MHD_HTTP_METHOD_HEAD) == 0) return files_get(rq, c, true);
+    if (strcmp(method, MHD_HTTP_METHOD_GET) == 0) return rest_behaviour->files_get(rq, c, false);
+    if (strcmp(method, MHD_HTTP_METHOD_HEAD) == 0) return rest_behaviour->files_get(rq, c, true);
     if (strcmp(method, MHD_HTTP_METHOD_DELETE) == 0) return rest_behaviour->files_delete(rq, c);
     return rest_reply_405(c, "GET, HEAD, PUT, DELETE");
 }
