@@ -96,7 +96,6 @@ static const struct rest_behaviour rest_faulty = {
     .error_response = fault_error_response,
     .method_refused = fault_method_refused,
     .reply_fs_error = fault_reply_fs_error,
-    .path_before_decode = fault_path_before_decode,
     .path_decode = fault_path_decode,
     .path_decoded = fault_path_decoded,
     .answer_first = fault_answer_first,

@@ -56,10 +56,8 @@ struct rest_behaviour {
     enum MHD_Result (*reply_fs_error)(struct MHD_Connection *c, int code, bool for_write);
 
     /* Request paths (request_path.c). */
-    /* The raw {path} as it is percent-decoded: a malloc'd copy (NULL when
-     * out of memory). */
-    char *(*path_before_decode)(const char *raw);
-    /* Percent-decodes in[0..len) into out (pct_decode). */
+    /* Percent-decodes the raw {path} in[0..len) into out, which holds
+     * len + 1 bytes (pct_decode). */
     ssize_t (*path_decode)(const char *in, size_t len, char *out);
     /* Checks a decoded path, which it may rewrite in place without
      * growing it: 0, or an HTTP status with *why set. */

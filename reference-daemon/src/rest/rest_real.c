@@ -83,11 +83,6 @@ static void method_refused(struct MHD_Response *r, const char *allow)
     MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, allow);
 }
 
-static char *path_before_decode(const char *raw)
-{
-    return strdup(raw);
-}
-
 static int path_decoded(char *path, const char **why)
 {
     (void)path;
@@ -209,7 +204,6 @@ const struct rest_behaviour rest_real = {
     .error_response = rest_error_response_real,
     .method_refused = method_refused,
     .reply_fs_error = rest_reply_fs_error_real,
-    .path_before_decode = path_before_decode,
     .path_decode = pct_decode,
     .path_decoded = path_decoded,
     .answer_first = answer_first,
