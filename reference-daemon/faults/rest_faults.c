@@ -84,6 +84,15 @@ static void request_done(struct rest_request *rq, struct MHD_Connection *c, bool
     rest_real.request_done(rq, c, completed);
 }
 
+/* list-null-entries, metadata-null-env, variant-extra-fields: every JSON
+ * body passes here before it is encoded. */
+static void complete_json(json_t *body)
+{
+    fault_listing_body(body);
+    fault_metadata_body(body);
+    fault_complete_json(body);
+}
+
 static const struct rest_behaviour rest_faulty = {
     .open_path = open_path,
     .open_parent = open_parent,
@@ -92,7 +101,7 @@ static const struct rest_behaviour rest_faulty = {
     .request_done = request_done,
     .error_code = fault_error_code,
     .json_media_type = fault_json_media_type,
-    .complete_json = fault_complete_json,
+    .complete_json = complete_json,
     .error_response = fault_error_response,
     .method_refused = fault_method_refused,
     .reply_fs_error = fault_reply_fs_error,
@@ -107,7 +116,6 @@ static const struct rest_behaviour rest_faulty = {
     .file_response = fault_file_response,
     .format_time = fault_format_time,
     .entry_json = fault_entry_json,
-    .listing_entries = fault_listing_entries,
     .files_delete = fault_files_delete,
     .delete_recursive = fault_delete_recursive,
     .open_root_to_empty = fault_open_root_to_empty,
@@ -116,7 +124,6 @@ static const struct rest_behaviour rest_faulty = {
     .health_body = fault_health_body,
     .metadata_name_allowed = fault_metadata_name_allowed,
     .metadata_value = fault_metadata_value,
-    .metadata_env = fault_metadata_env,
     .slash_names_directory = slash_names_directory,
     .files_put = fault_files_put,
     .put_mode = fault_put_mode,

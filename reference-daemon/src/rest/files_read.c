@@ -130,9 +130,7 @@ static enum MHD_Result serve_listing(struct rest_request *rq, struct MHD_Connect
     char shown[FS_PATH_MAX + 2];
     snprintf(shown, sizeof(shown), "/%s", norm);
     json_t *path = json_text(shown);
-    return rest_reply_json(
-        c, 200,
-        json_pack("{s:o, s:o}", "path", path, "entries", rest_behaviour->listing_entries(arr)));
+    return rest_reply_json(c, 200, json_pack("{s:o, s:o}", "path", path, "entries", arr));
 }
 
 enum MHD_Result files_get(struct rest_request *rq, struct MHD_Connection *c, bool head)

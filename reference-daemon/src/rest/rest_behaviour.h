@@ -46,7 +46,8 @@ struct rest_behaviour {
     const char *(*error_code)(unsigned status);
     /* The Content-Type of JSON bodies. */
     const char *(*json_media_type)(void);
-    /* Completes a JSON body before it is encoded (body may be NULL). */
+    /* Completes a JSON body (a listing, metadata, health, an Error)
+     * before it is encoded (body may be NULL). */
     void (*complete_json)(json_t *body);
     /* The response of an Error with status and message (NULL on failure). */
     struct MHD_Response *(*error_response)(unsigned status, const char *message);
@@ -101,9 +102,6 @@ struct rest_behaviour {
     bool (*metadata_name_allowed)(const char *name, const char *prefix);
     /* The JSON value of a shown variable's value (NULL leaves it out). */
     json_t *(*metadata_value)(const char *value);
-    /* The "env" member answered for the object of shown variables
-     * (reference taken over). */
-    json_t *(*metadata_env)(json_t *env);
 
     /* Downloads (files_read.c). */
     /* Answers a GET or HEAD (head) of /v1/files/{path} (files_get), so
@@ -119,11 +117,9 @@ struct rest_behaviour {
     struct MHD_Response *(*file_response)(struct rest_request *rq, int fd, uint64_t start,
                                           uint64_t len, bool head);
     /* Listings: how modified_at is written; the JSON object of an entry
-     * (NULL leaves it out); the "entries" member answered for the array of
-     * entry objects (reference taken over). */
+     * (NULL leaves it out). */
     void (*format_time)(const struct timespec *ts, char *out, size_t cap);
     json_t *(*entry_json)(const struct fs_entry *e);
-    json_t *(*listing_entries)(json_t *entries);
 
     /* Whether a trailing '/' makes a request path name a directory, for a
      * request of method (PUT, DELETE). */

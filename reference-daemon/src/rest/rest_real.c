@@ -130,11 +130,6 @@ static void format_time(const struct timespec *ts, char *out, size_t cap)
     strftime(out, cap, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-static json_t *listing_entries(json_t *entries)
-{
-    return entries;
-}
-
 static bool slash_names_directory(const char *method)
 {
     (void)method;
@@ -187,11 +182,6 @@ static json_t *metadata_value(const char *value)
     return json_text(value);
 }
 
-static json_t *metadata_env(json_t *env)
-{
-    return env;
-}
-
 const struct rest_behaviour rest_real = {
     .open_path = open_path,
     .open_parent = open_parent,
@@ -215,7 +205,6 @@ const struct rest_behaviour rest_real = {
     .file_response = rest_file_response_real,
     .format_time = format_time,
     .entry_json = rest_entry_json_real,
-    .listing_entries = listing_entries,
     .files_delete = files_delete,
     .delete_recursive = delete_recursive,
     .open_root_to_empty = open_root_to_empty,
@@ -224,7 +213,6 @@ const struct rest_behaviour rest_real = {
     .health_body = rest_health_body_real,
     .metadata_name_allowed = metadata_name_allowed,
     .metadata_value = metadata_value,
-    .metadata_env = metadata_env,
     .slash_names_directory = slash_names_directory,
     .files_put = files_put,
     .put_mode = put_mode,
