@@ -51,12 +51,6 @@ static void reject_undecodable(struct sbx_grpc_server_call *call, const char *wh
     service_real.reject_undecodable(call, what);
 }
 
-/* shutdown-accepts-new. */
-static bool refuses_during_shutdown(void)
-{
-    return !fault_active(FAULT_SHUTDOWN_ACCEPTS_NEW) && service_real.refuses_during_shutdown();
-}
-
 void fault_answer_as_exit(struct sbx_grpc_server_call *call, enum svc_method method,
                           int32_t exit_code)
 {
@@ -192,7 +186,6 @@ static const struct service_behaviour service_faulty = {
     .check_request = check_request,
     .reject_undecodable = reject_undecodable,
     .answer_unknown_id = fault_answer_unknown_id,
-    .refuses_during_shutdown = refuses_during_shutdown,
     .answer_config = answer_config,
     .open_cwd = open_cwd,
     .cwd_error = cwd_error,
@@ -215,8 +208,7 @@ static const struct service_behaviour service_faulty = {
     .execute_over = fault_execute_over,
     .refuse_execute = fault_refuse_execute,
     .execute_output_limit = fault_execute_output_limit,
-    .execute_keeps = fault_execute_keeps,
-    .execute_answered_len = fault_execute_answered_len,
+    .send_execute_response = fault_send_execute_response,
     .write_stdin = fault_write_stdin,
     .answer_stdin = fault_answer_stdin,
     .signal_number = fault_signal_number,

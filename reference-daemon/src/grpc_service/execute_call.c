@@ -71,7 +71,6 @@ static void on_output(struct proc *p, enum proc_stream s, const uint8_t *d, size
 {
     struct exec_call *c = user;
     struct out_buf *b = s == PROC_STDOUT ? &c->out : &c->err;
-    n = service_behaviour->execute_keeps(b->len, n);
     if (buf_append(b, d, n, c->svc->exec_limit) == 0) return;
     char msg[256];
     snprintf(msg, sizeof(msg),
@@ -93,11 +92,9 @@ static void on_finished(struct proc *p, int exit_code, void *user)
     c->p = NULL;
     Process__V1__ExecuteResponse r = PROCESS__V1__EXECUTE_RESPONSE__INIT;
     r.exit_code = service_behaviour->wire_exit_code(exit_code);
-    r.stdout = (ProtobufCBinaryData){
-        service_behaviour->execute_answered_len(c->out.data, c->out.len), c->out.data};
-    r.stderr = (ProtobufCBinaryData){
-        service_behaviour->execute_answered_len(c->err.data, c->err.len), c->err.data};
-    int rc = svc_send(c->call, &r.base);
+    r.stdout = (ProtobufCBinaryData){c->out.len, c->out.data};
+    r.stderr = (ProtobufCBinaryData){c->err.len, c->err.data};
+    int rc = service_behaviour->send_execute_response(c->call, &r);
     if (rc == SBX_GRPC_SEND_OK)
         sbx_grpc_server_call_finish(c->call, SBX_GRPC_OK, NULL);
     else if (rc == SBX_GRPC_SEND_CLOSED)

@@ -130,7 +130,7 @@ struct process_service *process_service_new(uv_loop_t *loop, struct daemon_state
 
 void process_service_refuse_new(struct process_service *svc)
 {
-    if (service_behaviour->refuses_during_shutdown()) svc->refusing = true;
+    svc->refusing = true;
 }
 
 void process_service_free(struct process_service *svc)

@@ -36,9 +36,6 @@ struct service_behaviour {
      * has (P12). */
     void (*answer_unknown_id)(struct sbx_grpc_server_call *call, int32_t id,
                               enum svc_method method);
-    /* Whether new Starts and Executes are refused once the shutdown began
-     * (L4). */
-    bool (*refuses_during_shutdown)(void);
 
     /* Launches (process_service.c). */
     /* Before a launch's config is checked (launch_spec_init): true when
@@ -103,10 +100,10 @@ struct service_behaviour {
     void (*refuse_execute)(struct sbx_grpc_server_call *call, int code, const char *msg);
     /* The per-stream bound on Execute output (0 = none). */
     size_t (*execute_output_limit)(const struct daemon_config *cfg);
-    /* Of len more bytes of a stream that holds held, how many are kept. */
-    size_t (*execute_keeps)(size_t held, size_t len);
-    /* Of an Execute stream's len bytes, how many are answered. */
-    size_t (*execute_answered_len)(const uint8_t *data, size_t len);
+    /* Sends the answer of an Execute whose process finished (svc_send):
+     * an SBX_GRPC_SEND_* result. */
+    int (*send_execute_response)(struct sbx_grpc_server_call *call,
+                                 const Process__V1__ExecuteResponse *r);
 
     /* WriteStdin, SendSignal, ResizeTTY (control_calls.c). */
     /* Does what a WriteStdin asks of p: 1 when done at once (the call is
