@@ -127,13 +127,6 @@ void execute_run(struct exec_call *c, Process__V1__ExecuteRequest *req)
     char err[512] = "";
     struct launch_spec spec;
     int code = service_behaviour->check_request(&req->base, SVC_EXECUTE, err, sizeof(err));
-    if (code == SBX_GRPC_OK &&
-        service_behaviour->answer_config(c->call, req->config, SVC_EXECUTE)) {
-        process__v1__execute_request__free_unpacked(req, NULL);
-        c->call = NULL;
-        exec_call_done(c);
-        return;
-    }
     if (code == SBX_GRPC_OK) code = launch_spec_init(&spec, req->config, NULL, err, sizeof(err));
     if (code == SBX_GRPC_OK) {
         code = svc_launch(c->svc, &spec, SVC_EXECUTE, &callbacks, c, &c->p, err, sizeof(err));
@@ -154,7 +147,6 @@ void execute_on_request(struct sbx_grpc_server_call *call, const uint8_t *msg, s
         sbx_grpc_server_call_finish(call, SBX_GRPC_UNAVAILABLE, "the daemon is shutting down");
         return;
     }
-    if (service_behaviour->answer_first(call, SVC_EXECUTE)) return;
     Process__V1__ExecuteRequest *req = process__v1__execute_request__unpack(NULL, len, msg);
     if (!req) {
         service_behaviour->reject_undecodable(call, "ExecuteRequest");

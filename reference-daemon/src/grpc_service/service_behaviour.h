@@ -23,9 +23,12 @@ struct start_call;
 
 struct service_behaviour {
     /* Any call. */
-    /* Before a Start or Execute request is read: true when the call was
-     * answered instead. */
-    bool (*answer_first)(struct sbx_grpc_server_call *call, enum svc_method method);
+    /* The handlers of a Start and of an Execute request (start_on_request,
+     * execute_on_request; user is the process_service), so that another
+     * build may answer some requests itself. */
+    void (*on_start)(struct sbx_grpc_server_call *call, const uint8_t *msg, size_t len, void *user);
+    void (*on_execute)(struct sbx_grpc_server_call *call, const uint8_t *msg, size_t len,
+                       void *user);
     /* A decoded request of method: OK, or the gRPC code (and msg) it is
      * refused with. */
     int (*check_request)(const ProtobufCMessage *req, enum svc_method method, char *msg,
@@ -38,10 +41,6 @@ struct service_behaviour {
                               enum svc_method method);
 
     /* Launches (process_service.c). */
-    /* Before a launch's config is checked (launch_spec_init): true when
-     * the call was answered instead. */
-    bool (*answer_config)(struct sbx_grpc_server_call *call,
-                          const Process__V1__ProcessConfig *config, enum svc_method method);
     /* Opens the working directory cwd (NULL or "" for the root) of a
      * launch: an O_PATH descriptor or an fs_resolve_error. */
     int (*open_cwd)(const struct process_service *svc, const char *cwd, enum svc_method method);

@@ -6,13 +6,6 @@
 
 extern char **environ;
 
-static bool answer_nothing_first(struct sbx_grpc_server_call *call, enum svc_method method)
-{
-    (void)call;
-    (void)method;
-    return false;
-}
-
 static int accept_request(const ProtobufCMessage *req, enum svc_method method, char *msg,
                           size_t msglen)
 {
@@ -22,16 +15,6 @@ static int accept_request(const ProtobufCMessage *req, enum svc_method method, c
     (void)msg;
     (void)msglen;
     return SBX_GRPC_OK;
-}
-
-static bool check_config_only(struct sbx_grpc_server_call *call,
-                              const Process__V1__ProcessConfig *config, enum svc_method method)
-{
-    /* launch_spec_init answers every config it refuses (P5). */
-    (void)call;
-    (void)config;
-    (void)method;
-    return false;
 }
 
 static char **daemon_env_with_request(const struct env_var *vars, size_t nvars)
@@ -101,11 +84,11 @@ static int send_execute_response(struct sbx_grpc_server_call *call,
 }
 
 const struct service_behaviour service_real = {
-    .answer_first = answer_nothing_first,
+    .on_start = start_on_request,
+    .on_execute = execute_on_request,
     .check_request = accept_request,
     .reject_undecodable = svc_reject_undecodable_real,
     .answer_unknown_id = svc_not_found_real,
-    .answer_config = check_config_only,
     .open_cwd = svc_open_cwd_real,
     .cwd_error = cwd_error_status,
     .child_env = daemon_env_with_request,
