@@ -162,20 +162,27 @@ size_t fault_execute_output_limit(const struct daemon_config *cfg)
     return fault_active(FAULT_EXECUTE_LIMIT_OFF) ? 0 : service_real.execute_output_limit(cfg);
 }
 
-/* exec-truncate-1m: output beyond 1 MiB silently dropped. */
-size_t fault_execute_keeps(size_t held, size_t len)
+/* exec-truncate-1m: output beyond 1 MiB silently dropped (up to the
+ * output limit, which still answers RESOURCE_EXHAUSTED). */
+static size_t truncated_len(size_t len)
 {
-    if (fault_active(FAULT_EXEC_TRUNCATE_1M) && held + len > (1u << 20))
-        return held < (1u << 20) ? (1u << 20) - held : 0;
-    return service_real.execute_keeps(held, len);
+    return fault_active(FAULT_EXEC_TRUNCATE_1M) && len > (1u << 20) ? (1u << 20) : len;
 }
 
 /* exec-text-mode: output handled as a C string. */
-size_t fault_execute_answered_len(const uint8_t *data, size_t len)
+static size_t text_len(const uint8_t *data, size_t len)
 {
-    if (fault_active(FAULT_EXEC_TEXT_MODE)) {
-        const uint8_t *nul = len ? memchr(data, 0, len) : NULL;
-        if (nul) return (size_t)(nul - data);
-    }
-    return service_real.execute_answered_len(data, len);
+    const uint8_t *nul = len && fault_active(FAULT_EXEC_TEXT_MODE) ? memchr(data, 0, len) : NULL;
+    return nul ? (size_t)(nul - data) : len;
+}
+
+/* exec-truncate-1m, exec-text-mode: the answer carries less output than
+ * the process wrote. */
+int fault_send_execute_response(struct sbx_grpc_server_call *call,
+                                const Process__V1__ExecuteResponse *r)
+{
+    Process__V1__ExecuteResponse cut = *r;
+    cut.stdout.len = text_len(r->stdout.data, truncated_len(r->stdout.len));
+    cut.stderr.len = text_len(r->stderr.data, truncated_len(r->stderr.len));
+    return service_real.send_execute_response(call, &cut);
 }

@@ -15,21 +15,6 @@
 #include "process/env.h"
 #include "process_faults.h"
 
-/* sweep-start-fail, sweep-execute-fail: a whole capability switched off. */
-static bool answer_first(struct sbx_grpc_server_call *call, enum svc_method method)
-{
-    if (method == SVC_START && fault_active(FAULT_SWEEP_START_FAIL)) {
-        sbx_grpc_server_call_finish(call, SBX_GRPC_INTERNAL, "cannot start processes");
-        return true;
-    }
-    if (method == SVC_EXECUTE && fault_active(FAULT_SWEEP_EXECUTE_FAIL)) {
-        sbx_grpc_server_call_finish(call, SBX_GRPC_UNIMPLEMENTED,
-                                    "Execute switched off (fault sweep-execute-fail)");
-        return true;
-    }
-    return service_real.answer_first(call, method);
-}
-
 /* unknown-field-reject. */
 static int check_request(const ProtobufCMessage *req, enum svc_method method, char *msg,
                          size_t msglen)
@@ -51,12 +36,6 @@ static void reject_undecodable(struct sbx_grpc_server_call *call, const char *wh
     service_real.reject_undecodable(call, what);
 }
 
-/* shutdown-accepts-new. */
-static bool refuses_during_shutdown(void)
-{
-    return !fault_active(FAULT_SHUTDOWN_ACCEPTS_NEW) && service_real.refuses_during_shutdown();
-}
-
 void fault_answer_as_exit(struct sbx_grpc_server_call *call, enum svc_method method,
                           int32_t exit_code)
 {
@@ -71,16 +50,55 @@ void fault_answer_as_exit(struct sbx_grpc_server_call *call, enum svc_method met
     svc_finish_start_real(call, exit_code);
 }
 
-/* empty-command-ok, missing-config-ok (Execute only): answered as a
- * process that exited 127. */
-static bool answer_config(struct sbx_grpc_server_call *call,
-                          const Process__V1__ProcessConfig *config, enum svc_method method)
+/* empty-command-ok, missing-config-ok (Execute only): whether config
+ * is answered as a process that exited 127. */
+static bool config_as_exit(const Process__V1__ProcessConfig *config, enum svc_method method)
 {
-    bool as_exit = config ? config->n_command == 0 && fault_active(FAULT_EMPTY_COMMAND_OK)
-                          : method == SVC_EXECUTE && fault_active(FAULT_MISSING_CONFIG_OK);
-    if (!as_exit) return service_real.answer_config(call, config, method);
-    fault_answer_as_exit(call, method, 127);
-    return true;
+    return config ? config->n_command == 0 && fault_active(FAULT_EMPTY_COMMAND_OK)
+                  : method == SVC_EXECUTE && fault_active(FAULT_MISSING_CONFIG_OK);
+}
+
+/* sweep-start-fail, empty-command-ok: the Start handler of the fault
+ * build answers these requests itself. */
+static void on_start(struct sbx_grpc_server_call *call, const uint8_t *msg, size_t len, void *user)
+{
+    const struct process_service *svc = user;
+    if (!svc->refusing && fault_active(FAULT_SWEEP_START_FAIL)) {
+        sbx_grpc_server_call_finish(call, SBX_GRPC_INTERNAL, "cannot start processes");
+        return;
+    }
+    Process__V1__StartRequest *req = fault_active(FAULT_EMPTY_COMMAND_OK)
+                                         ? process__v1__start_request__unpack(NULL, len, msg)
+                                         : NULL;
+    bool as_exit = req && config_as_exit(req->config, SVC_START);
+    if (req) process__v1__start_request__free_unpacked(req, NULL);
+    if (as_exit && !svc->refusing)
+        fault_answer_as_exit(call, SVC_START, 127);
+    else
+        service_real.on_start(call, msg, len, user);
+}
+
+/* sweep-execute-fail, empty-command-ok, missing-config-ok: the Execute
+ * handler of the fault build answers these requests itself. */
+static void on_execute(struct sbx_grpc_server_call *call, const uint8_t *msg, size_t len,
+                       void *user)
+{
+    const struct process_service *svc = user;
+    if (!svc->refusing && fault_active(FAULT_SWEEP_EXECUTE_FAIL)) {
+        sbx_grpc_server_call_finish(call, SBX_GRPC_UNIMPLEMENTED,
+                                    "Execute switched off (fault sweep-execute-fail)");
+        return;
+    }
+    Process__V1__ExecuteRequest *req =
+        fault_active(FAULT_EMPTY_COMMAND_OK) || fault_active(FAULT_MISSING_CONFIG_OK)
+            ? process__v1__execute_request__unpack(NULL, len, msg)
+            : NULL;
+    bool as_exit = req && config_as_exit(req->config, SVC_EXECUTE);
+    if (req) process__v1__execute_request__free_unpacked(req, NULL);
+    if (as_exit && !svc->refusing)
+        fault_answer_as_exit(call, SVC_EXECUTE, 127);
+    else
+        service_real.on_execute(call, msg, len, user);
 }
 
 static int open_host_dir(const char *path)
@@ -188,12 +206,11 @@ static bool cancel_terminates(enum sbx_grpc_cancel_reason reason)
 }
 
 static const struct service_behaviour service_faulty = {
-    .answer_first = answer_first,
+    .on_start = on_start,
+    .on_execute = on_execute,
     .check_request = check_request,
     .reject_undecodable = reject_undecodable,
     .answer_unknown_id = fault_answer_unknown_id,
-    .refuses_during_shutdown = refuses_during_shutdown,
-    .answer_config = answer_config,
     .open_cwd = open_cwd,
     .cwd_error = cwd_error,
     .child_env = child_env,
@@ -215,8 +232,7 @@ static const struct service_behaviour service_faulty = {
     .execute_over = fault_execute_over,
     .refuse_execute = fault_refuse_execute,
     .execute_output_limit = fault_execute_output_limit,
-    .execute_keeps = fault_execute_keeps,
-    .execute_answered_len = fault_execute_answered_len,
+    .send_execute_response = fault_send_execute_response,
     .write_stdin = fault_write_stdin,
     .answer_stdin = fault_answer_stdin,
     .signal_number = fault_signal_number,

@@ -34,8 +34,8 @@ void fault_run_execute(struct exec_call *c, Process__V1__ExecuteRequest *req);
 void fault_execute_over(struct exec_call *c);
 void fault_refuse_execute(struct sbx_grpc_server_call *call, int code, const char *msg);
 size_t fault_execute_output_limit(const struct daemon_config *cfg);
-size_t fault_execute_keeps(size_t held, size_t len);
-size_t fault_execute_answered_len(const uint8_t *data, size_t len);
+int fault_send_execute_response(struct sbx_grpc_server_call *call,
+                                const Process__V1__ExecuteResponse *r);
 
 /* grpc_service_control.c: the stdin-*, signal-* and resize-* faults and
  * variants, pty-eof-hangup. */

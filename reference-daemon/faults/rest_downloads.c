@@ -14,6 +14,7 @@
 #include "fs/resolve.h"
 #include "rest/http_response.h"
 #include "rest/request.h"
+#include "rest_head_body.h"
 
 #define STREAM_BLOCK (256 * 1024)
 
@@ -52,12 +53,14 @@ int fault_download_open(const struct daemon_state *st, const char *path, int fla
 }
 
 /* head-absent-200: HEAD of an absent path answers 200. */
-enum MHD_Result fault_reply_open_error(struct rest_request *rq, struct MHD_Connection *c, int code,
-                                       bool head)
+enum MHD_Result fault_files_get(struct rest_request *rq, struct MHD_Connection *c, bool head)
 {
-    if (head && fault_active(FAULT_HEAD_ABSENT_200) && code == FS_NOTFOUND)
-        return rest_reply_empty(c, 200);
-    return rest_real.reply_open_error(rq, c, code, head);
+    if (head && fault_active(FAULT_HEAD_ABSENT_200)) {
+        int fd = rest_behaviour->open_path(rq->st, rq->path, O_PATH);
+        if (fd == FS_NOTFOUND) return rest_reply_empty(c, 200);
+        if (fd >= 0) close(fd);
+    }
+    return rest_real.files_get(rq, c, head);
 }
 
 /* get-range-ignored: 200 with the whole file whatever Range asks. */
@@ -66,12 +69,6 @@ enum byte_range_result fault_file_range(struct MHD_Connection *c, uint64_t size,
 {
     if (fault_active(FAULT_GET_RANGE_IGNORED)) return RANGE_NONE;
     return rest_real.file_range(c, size, start, len);
-}
-
-/* get-wrong-type: files served as text/plain. */
-const char *fault_file_media_type(void)
-{
-    return fault_active(FAULT_GET_WRONG_TYPE) ? "text/plain" : rest_real.file_media_type();
 }
 
 /* The reader of get-no-length, variant-chunked-get and get-reopen-by-path:
@@ -108,15 +105,11 @@ static void fault_stream_free(void *cls)
     free(fs);
 }
 
-struct MHD_Response *fault_file_response(struct rest_request *rq, int fd, uint64_t start,
-                                         uint64_t len, bool head)
+/* The callback response of get-no-length, variant-chunked-get and
+ * get-reopen-by-path, instead of the descriptor response. */
+static struct MHD_Response *stream_response(struct rest_request *rq, int fd, uint64_t start,
+                                            uint64_t len, bool chunked, bool reopen)
 {
-    bool reopen = fault_active(FAULT_GET_REOPEN_BY_PATH);
-    /* Not for HEAD: libmicrohttpd ends a chunked HEAD answer with the last
-     * chunk "0\r\n\r\n", a body HEAD must not have (F9). */
-    bool chunked =
-        !head && (fault_active(FAULT_GET_NO_LENGTH) || fault_active(FAULT_VARIANT_CHUNKED_GET));
-    if (!reopen && !chunked) return rest_real.file_response(rq, fd, start, len, head);
     struct fault_stream *fs = calloc(1, sizeof(*fs));
     if (!fs) {
         close(fd);
@@ -130,6 +123,31 @@ struct MHD_Response *fault_file_response(struct rest_request *rq, int fd, uint64
     uint64_t size = chunked ? MHD_SIZE_UNKNOWN : len;
     struct MHD_Response *r = MHD_create_response_from_callback(
         size, STREAM_BLOCK, fault_stream_read, fs, fault_stream_free);
-    if (!r) fault_stream_free(fs);
+    if (!r) {
+        fault_stream_free(fs);
+        return NULL;
+    }
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, REST_FILE_MEDIA_TYPE);
+    return r;
+}
+
+/* head-sends-body keeps the file's first bytes; get-wrong-type serves
+ * text/plain. */
+struct MHD_Response *fault_file_response(struct rest_request *rq, int fd, uint64_t start,
+                                         uint64_t len, bool head)
+{
+    if (head && fault_active(FAULT_HEAD_SENDS_BODY)) fault_head_body_keep(rq, fd);
+    bool reopen = fault_active(FAULT_GET_REOPEN_BY_PATH);
+    /* Not for HEAD: libmicrohttpd ends a chunked HEAD answer with the last
+     * chunk "0\r\n\r\n", a body HEAD must not have (F9). */
+    bool chunked =
+        !head && (fault_active(FAULT_GET_NO_LENGTH) || fault_active(FAULT_VARIANT_CHUNKED_GET));
+    struct MHD_Response *r = reopen || chunked
+                                 ? stream_response(rq, fd, start, len, chunked, reopen)
+                                 : rest_real.file_response(rq, fd, start, len, head);
+    if (r && fault_active(FAULT_GET_WRONG_TYPE)) {
+        MHD_del_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, REST_FILE_MEDIA_TYPE);
+        MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain");
+    }
     return r;
 }

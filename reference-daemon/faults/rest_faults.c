@@ -73,13 +73,6 @@ static bool answer_early(struct MHD_Connection *c, const char *raw_rest, enum MH
     return variant_redirect_unclean(c, raw_rest, ret) || rest_real.answer_early(c, raw_rest, ret);
 }
 
-/* head-sends-body. */
-static void head_answered(struct rest_request *rq, int fd)
-{
-    if (fault_active(FAULT_HEAD_SENDS_BODY)) fault_head_body_keep(rq, fd);
-    rest_real.head_answered(rq, fd);
-}
-
 /* head-sends-body, serialize-requests. */
 static void request_done(struct rest_request *rq, struct MHD_Connection *c, bool completed)
 {
@@ -91,55 +84,53 @@ static void request_done(struct rest_request *rq, struct MHD_Connection *c, bool
     rest_real.request_done(rq, c, completed);
 }
 
+/* list-null-entries, metadata-null-env, variant-extra-fields: every JSON
+ * body passes here before it is encoded. */
+static void complete_json(json_t *body)
+{
+    fault_listing_body(body);
+    fault_metadata_body(body);
+    fault_complete_json(body);
+}
+
 static const struct rest_behaviour rest_faulty = {
     .open_path = open_path,
     .open_parent = open_parent,
     .begin_write = begin_write,
     .answer_early = answer_early,
-    .head_answered = head_answered,
     .request_done = request_done,
     .error_code = fault_error_code,
     .json_media_type = fault_json_media_type,
-    .complete_json = fault_complete_json,
+    .complete_json = complete_json,
     .error_response = fault_error_response,
     .method_refused = fault_method_refused,
     .reply_fs_error = fault_reply_fs_error,
-    .path_before_decode = fault_path_before_decode,
     .path_decode = fault_path_decode,
     .path_decoded = fault_path_decoded,
     .answer_first = fault_answer_first,
     .request_begins = fault_request_begins,
     .server_stops = fault_server_stops,
     .reply_unknown_route = fault_reply_unknown_route,
-    .reply_open_error = fault_reply_open_error,
+    .files_get = fault_files_get,
     .file_range = fault_file_range,
     .file_response = fault_file_response,
-    .file_media_type = fault_file_media_type,
     .format_time = fault_format_time,
     .entry_json = fault_entry_json,
-    .listing_entries = fault_listing_entries,
+    .files_delete = fault_files_delete,
     .delete_recursive = fault_delete_recursive,
     .open_root_to_empty = fault_open_root_to_empty,
-    .root_emptied = fault_root_emptied,
-    .reply_delete_error = fault_reply_delete_error,
-    .answer_delete_link = fault_answer_delete_link,
     .escaping_link_refused = fault_escaping_link_refused,
-    .removes_recursively = fault_removes_recursively,
     .health_unavailable = fault_health_unavailable,
     .health_body = fault_health_body,
     .metadata_name_allowed = fault_metadata_name_allowed,
     .metadata_value = fault_metadata_value,
-    .metadata_env = fault_metadata_env,
     .slash_names_directory = slash_names_directory,
+    .files_put = fault_files_put,
     .put_mode = fault_put_mode,
     .body_is_multipart = fault_body_is_multipart,
     .multipart_begin = fault_multipart_begin,
-    .stored_mode = fault_stored_mode,
-    .answer_put = fault_answer_put,
-    .reply_begin_error = fault_reply_begin_error,
     .store = fault_store,
     .multipart_stored = fault_multipart_stored,
-    .reply_stored = fault_reply_stored,
 };
 
 const struct rest_behaviour *const rest_behaviour = &rest_faulty;

@@ -48,11 +48,10 @@ json_t *fault_entry_json(const struct fs_entry *e)
 }
 
 /* list-null-entries: an empty directory lists "entries": null. */
-json_t *fault_listing_entries(json_t *entries)
+void fault_listing_body(json_t *body)
 {
-    if (json_array_size(entries) == 0 && fault_active(FAULT_LIST_NULL_ENTRIES)) {
-        json_decref(entries);
-        return json_null();
-    }
-    return rest_real.listing_entries(entries);
+    json_t *entries = json_object_get(body, "entries");
+    if (fault_active(FAULT_LIST_NULL_ENTRIES) && json_is_string(json_object_get(body, "path")) &&
+        json_is_array(entries) && json_array_size(entries) == 0)
+        json_object_set_new(body, "entries", json_null());
 }

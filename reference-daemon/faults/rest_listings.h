@@ -9,6 +9,7 @@
 
 void fault_format_time(const struct timespec *ts, char *out, size_t cap);
 json_t *fault_entry_json(const struct fs_entry *e);
-json_t *fault_listing_entries(json_t *entries);
+/* Completes a listing body (fault_complete_json's caller). */
+void fault_listing_body(json_t *body);
 
 #endif

@@ -30,15 +30,22 @@ static char *protect_encoded_slashes(const char *raw)
     return out;
 }
 
-/* plus-as-space: a raw '+' decoded as a space (form decoding). */
-char *fault_path_before_decode(const char *raw)
+/* slash-not-separator, plus-as-space: the raw path as the broken daemon
+ * reads it before decoding (a malloc'd string, NULL when out of memory).
+ * It decodes to no more bytes than in[0..len) does. */
+static char *raw_as_read(const char *in, size_t len)
 {
-    char *src = fault_active(FAULT_SLASH_NOT_SEPARATOR) ? protect_encoded_slashes(raw)
-                                                        : rest_real.path_before_decode(raw);
-    if (src && fault_active(FAULT_PLUS_AS_SPACE))
-        for (char *p = src; *p; p++)
-            if (*p == '+') *p = ' ';
+    char *raw = strndup(in, len);
+    if (!raw || !fault_active(FAULT_SLASH_NOT_SEPARATOR)) return raw;
+    char *src = protect_encoded_slashes(raw);
+    free(raw);
     return src;
+}
+
+static void plus_as_space(char *s)
+{
+    for (char *p = s; *p; p++)
+        if (*p == '+') *p = ' ';
 }
 
 /* nul-truncate: a decoded NUL ends the path instead of failing. The first
@@ -52,11 +59,21 @@ static ssize_t decode_truncating(const char *in, size_t len, char *out)
     return nul ? pct_decode(in, (size_t)(nul - in), out) : n;
 }
 
-/* decode-twice: a decoded path that decodes again is decoded again. */
+/* The raw path's faults above, then nul-truncate; decode-twice: a decoded
+ * path that decodes again is decoded again. */
 ssize_t fault_path_decode(const char *in, size_t len, char *out)
 {
+    char *raw = NULL;
+    if (fault_active(FAULT_SLASH_NOT_SEPARATOR) || fault_active(FAULT_PLUS_AS_SPACE)) {
+        raw = raw_as_read(in, len);
+        if (!raw) return PCT_INVALID;
+        if (fault_active(FAULT_PLUS_AS_SPACE)) plus_as_space(raw);
+        in = raw;
+        len = strlen(raw);
+    }
     ssize_t n = fault_active(FAULT_NUL_TRUNCATE) ? decode_truncating(in, len, out)
                                                  : rest_real.path_decode(in, len, out);
+    free(raw);
     if (n < 0 || !fault_active(FAULT_DECODE_TWICE)) return n;
     char *again = malloc((size_t)n + 1);
     ssize_t m = again ? pct_decode(out, (size_t)n, again) : -1;

@@ -7,7 +7,6 @@
  * rest/rest_behaviour.h's path decisions. */
 #include "rest/rest_behaviour.h"
 
-char *fault_path_before_decode(const char *raw);
 ssize_t fault_path_decode(const char *in, size_t len, char *out);
 int fault_path_decoded(char *path, const char **why);
 

@@ -88,11 +88,9 @@ json_t *fault_metadata_value(const char *value)
 }
 
 /* metadata-null-env: "env": null when nothing is served. */
-json_t *fault_metadata_env(json_t *env)
+void fault_metadata_body(json_t *body)
 {
-    if (json_object_size(env) == 0 && fault_active(FAULT_METADATA_NULL_ENV)) {
-        json_decref(env);
-        return json_null();
-    }
-    return rest_real.metadata_env(env);
+    json_t *env = json_object_get(body, "env");
+    if (fault_active(FAULT_METADATA_NULL_ENV) && json_is_object(env) && json_object_size(env) == 0)
+        json_object_set_new(body, "env", json_null());
 }

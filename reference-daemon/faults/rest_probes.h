@@ -10,6 +10,7 @@ bool fault_health_unavailable(const struct daemon_state *st);
 json_t *fault_health_body(const struct daemon_state *st);
 bool fault_metadata_name_allowed(const char *name, const char *prefix);
 json_t *fault_metadata_value(const char *value);
-json_t *fault_metadata_env(json_t *env);
+/* Completes a metadata body (fault_complete_json's caller). */
+void fault_metadata_body(json_t *body);
 
 #endif

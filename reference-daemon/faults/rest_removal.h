@@ -4,17 +4,12 @@
 /* The DELETE faults and variants of the fault build (delete-*,
  * absolute-root-host and empty-path-cwd for the root, empty-params-invalid
  * for recursive, variant-symlink-delete-link): wrappers of
- * rest/rest_behaviour.h's removal decisions. */
+ * rest/rest_behaviour.h's DELETE handler and removal decisions. */
 #include "rest/rest_behaviour.h"
 
 int fault_delete_recursive(const char *arg, bool bad, bool *recursive);
 int fault_open_root_to_empty(const struct rest_request *rq);
-void fault_root_emptied(const struct rest_request *rq);
-enum MHD_Result fault_reply_delete_error(struct rest_request *rq, struct MHD_Connection *c,
-                                         int code);
-bool fault_answer_delete_link(struct rest_request *rq, struct MHD_Connection *c,
-                              enum MHD_Result *ret);
+enum MHD_Result fault_files_delete(struct rest_request *rq, struct MHD_Connection *c);
 bool fault_escaping_link_refused(void);
-bool fault_removes_recursively(bool asked, bool is_dir);
 
 #endif

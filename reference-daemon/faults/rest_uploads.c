@@ -40,15 +40,6 @@ bool fault_body_is_multipart(const char *content_type)
     return !fault_active(FAULT_MULTIPART_RAW) && rest_real.body_is_multipart(content_type);
 }
 
-/* put-ignore-mode, multipart-ignore-mode: 0644 whatever was asked. */
-mode_t fault_stored_mode(mode_t asked, bool multipart)
-{
-    if (fault_active(FAULT_PUT_IGNORE_MODE) ||
-        (multipart && fault_active(FAULT_MULTIPART_IGNORE_MODE)))
-        return SBX_DEFAULT_FILE_MODE;
-    return rest_real.stored_mode(asked, multipart);
-}
-
 /* put-link-refused, put-replace-link: whether the last component of the
  * path is a symlink, wherever it points; with unlink_it the link is
  * removed, so the write creates a new file in its place. */
@@ -72,9 +63,30 @@ static bool body_is_chunked(struct MHD_Connection *c)
     return te && strcasestr(te, "chunked");
 }
 
-/* put-chunked-refused, put-chunked-truncate, put-link-refused,
- * put-replace-link. */
-bool fault_answer_put(struct rest_request *rq, struct MHD_Connection *c, enum MHD_Result *ret)
+/* Whether the entry a PUT names is a directory (the root included). */
+static bool put_is_dir(struct rest_request *rq)
+{
+    int fd = fs_open_beneath(rq->st->root_fd, rq->path, O_PATH, 0);
+    if (fd < 0) return false;
+    struct stat sb;
+    bool dir = fstat(fd, &sb) == 0 && S_ISDIR(sb.st_mode);
+    close(fd);
+    return dir;
+}
+
+/* Whether the parent directory of the entry a PUT names is missing. */
+static bool put_parent_missing(struct rest_request *rq)
+{
+    char name[FS_NAME_MAX + 1];
+    int pfd = fs_open_parent(rq->st->root_fd, rq->path, 0, name, sizeof(name));
+    if (pfd >= 0) close(pfd);
+    return pfd == FS_NOTFOUND;
+}
+
+/* put-chunked-refused, put-link-refused, put-no-parents, put-dir-500: a
+ * PUT whose headers the broken daemon answers itself (true, *ret);
+ * put-chunked-truncate and put-replace-link prepare what follows. */
+static bool answer_headers(struct rest_request *rq, struct MHD_Connection *c, enum MHD_Result *ret)
 {
     if (fault_active(FAULT_PUT_CHUNKED_REFUSED) && body_is_chunked(c)) {
         *ret = rest_reply_error(c, 411, "a Content-Length is required");
@@ -89,7 +101,58 @@ bool fault_answer_put(struct rest_request *rq, struct MHD_Connection *c, enum MH
         return true;
     }
     if (fault_active(FAULT_PUT_REPLACE_LINK)) put_is_link(rq, true);
-    return rest_real.answer_put(rq, c, ret);
+    if (fault_active(FAULT_PUT_NO_PARENTS) && put_parent_missing(rq)) {
+        *ret = rest_reply_error(c, 404, "parent directory does not exist");
+        return true;
+    }
+    if (fault_active(FAULT_PUT_DIR_500) && put_is_dir(rq)) {
+        *ret = rest_reply_error(c, 500, "cannot write a directory");
+        return true;
+    }
+    return false;
+}
+
+/* put-ignore-mode, multipart-ignore-mode: 0644 whatever was asked. */
+static void ignore_mode(struct rest_request *rq)
+{
+    if (fault_active(FAULT_PUT_IGNORE_MODE) ||
+        (rq->mp && fault_active(FAULT_MULTIPART_IGNORE_MODE)))
+        rq->mode = SBX_DEFAULT_FILE_MODE;
+}
+
+/* put-status-200: a raw body that was stored answers 200 with
+ * {"status":"ok"} instead of 204 (true, *ret). */
+static bool answer_stored(struct rest_request *rq, struct MHD_Connection *c, enum MHD_Result *ret)
+{
+    if (!fault_active(FAULT_PUT_STATUS_200) || rq->fail_status || !rq->writing || rq->mp)
+        return false;
+    rq->responded = true;
+    rq->writing = false;
+    if (fs_atomic_commit(&rq->file, rq->mode) != 0)
+        *ret = rest_reply_error(c, 500, "cannot store the file");
+    else
+        *ret = rest_reply_json(c, 200, json_pack("{s:s}", "status", "ok"));
+    return true;
+}
+
+/* The PUT handler of the fault build: the faults above answer some
+ * requests or change what the real handler stores. */
+enum MHD_Result fault_files_put(struct rest_request *rq, struct MHD_Connection *c, const char *data,
+                                size_t *size)
+{
+    enum MHD_Result ret;
+    if (!rq->started) {
+        if (answer_headers(rq, c, &ret)) {
+            rq->started = true;
+            rq->responded = true;
+            return ret;
+        }
+        ret = rest_real.files_put(rq, c, data, size);
+        if (rq->writing) ignore_mode(rq);
+        return ret;
+    }
+    if (*size == 0 && answer_stored(rq, c, &ret)) return ret;
+    return rest_real.files_put(rq, c, data, size);
 }
 
 bool fault_follow_dangling(struct fs_atomic_file *w, const struct daemon_state *st,
@@ -111,16 +174,6 @@ bool fault_follow_dangling(struct fs_atomic_file *w, const struct daemon_state *
 bool fault_creates_parents(void)
 {
     return !fault_active(FAULT_PUT_NO_PARENTS);
-}
-
-/* put-no-parents: 404; put-dir-500: 500 for a directory. */
-enum MHD_Result fault_reply_begin_error(struct rest_request *rq, struct MHD_Connection *c, int code)
-{
-    if (code == FS_NOTFOUND && fault_active(FAULT_PUT_NO_PARENTS))
-        return rest_reply_error(c, 404, "parent directory does not exist");
-    if (code == FS_W_ISDIR && fault_active(FAULT_PUT_DIR_500))
-        return rest_reply_error(c, 500, "cannot write a directory");
-    return rest_real.reply_begin_error(rq, c, code);
 }
 
 /* put-truncate, put-corrupt, put-stop-at-nul, put-chunked-truncate. */
@@ -152,12 +205,4 @@ bool fault_multipart_stored(int status)
     return (status == MP_NO_FILE && fault_active(FAULT_MULTIPART_MISSING_OK)) ||
            (status == MP_TRUNCATED && fault_active(FAULT_MULTIPART_TRUNCATED_STORES)) ||
            rest_real.multipart_stored(status);
-}
-
-/* put-status-200: 200 with {"status":"ok"} instead of 204. */
-enum MHD_Result fault_reply_stored(struct MHD_Connection *c)
-{
-    if (fault_active(FAULT_PUT_STATUS_200))
-        return rest_reply_json(c, 200, json_pack("{s:s}", "status", "ok"));
-    return rest_real.reply_stored(c);
 }

@@ -4,18 +4,15 @@
 /* The upload faults of the fault build (put-*, multipart-raw,
  * multipart-ignore-mode, multipart-missing-ok, multipart-truncated-stores,
  * empty-params-invalid for mode): wrappers of rest/rest_behaviour.h's
- * upload decisions. */
+ * PUT handler and upload decisions. */
 #include "rest/rest_behaviour.h"
 
+enum MHD_Result fault_files_put(struct rest_request *rq, struct MHD_Connection *c, const char *data,
+                                size_t *size);
 int fault_put_mode(const char *arg, bool bad, mode_t *mode);
 bool fault_body_is_multipart(const char *content_type);
-mode_t fault_stored_mode(mode_t asked, bool multipart);
-bool fault_answer_put(struct rest_request *rq, struct MHD_Connection *c, enum MHD_Result *ret);
-enum MHD_Result fault_reply_begin_error(struct rest_request *rq, struct MHD_Connection *c,
-                                        int code);
 int fault_store(struct rest_request *rq, uint64_t at, const char *data, size_t len);
 bool fault_multipart_stored(int status);
-enum MHD_Result fault_reply_stored(struct MHD_Connection *c);
 
 /* put-follow-dangling: when the target is a dangling symlink, opens and
  * creates through it into w (in place) and returns true. */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "fault.h"
+#include "grpc_service/service_internal.h"
 #include "shutdown_behaviour.h"
 
 /* Processes are left running at the daemon's exit. */
@@ -69,8 +70,11 @@ static void on_grace_close(uv_timer_t *t)
     shutdown_close_server(t->data);
 }
 
+/* shutdown-accepts-new: the service, which the shutdown closed to new
+ * Starts and Executes just before, is opened again. */
 static void stop_processes(struct daemon_shutdown *sd)
 {
+    if (fault_active(FAULT_SHUTDOWN_ACCEPTS_NEW)) sd->svc->refusing = false;
     if (fault_active(FAULT_SHUTDOWN_NO_EXIT_EVENT)) {
         /* Streams cut at once: no process gets to report its exit. */
         shutdown_cut_streams(sd);

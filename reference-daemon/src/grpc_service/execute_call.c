@@ -71,7 +71,6 @@ static void on_output(struct proc *p, enum proc_stream s, const uint8_t *d, size
 {
     struct exec_call *c = user;
     struct out_buf *b = s == PROC_STDOUT ? &c->out : &c->err;
-    n = service_behaviour->execute_keeps(b->len, n);
     if (buf_append(b, d, n, c->svc->exec_limit) == 0) return;
     char msg[256];
     snprintf(msg, sizeof(msg),
@@ -93,11 +92,9 @@ static void on_finished(struct proc *p, int exit_code, void *user)
     c->p = NULL;
     Process__V1__ExecuteResponse r = PROCESS__V1__EXECUTE_RESPONSE__INIT;
     r.exit_code = service_behaviour->wire_exit_code(exit_code);
-    r.stdout = (ProtobufCBinaryData){
-        service_behaviour->execute_answered_len(c->out.data, c->out.len), c->out.data};
-    r.stderr = (ProtobufCBinaryData){
-        service_behaviour->execute_answered_len(c->err.data, c->err.len), c->err.data};
-    int rc = svc_send(c->call, &r.base);
+    r.stdout = (ProtobufCBinaryData){c->out.len, c->out.data};
+    r.stderr = (ProtobufCBinaryData){c->err.len, c->err.data};
+    int rc = service_behaviour->send_execute_response(c->call, &r);
     if (rc == SBX_GRPC_SEND_OK)
         sbx_grpc_server_call_finish(c->call, SBX_GRPC_OK, NULL);
     else if (rc == SBX_GRPC_SEND_CLOSED)
@@ -130,13 +127,6 @@ void execute_run(struct exec_call *c, Process__V1__ExecuteRequest *req)
     char err[512] = "";
     struct launch_spec spec;
     int code = service_behaviour->check_request(&req->base, SVC_EXECUTE, err, sizeof(err));
-    if (code == SBX_GRPC_OK &&
-        service_behaviour->answer_config(c->call, req->config, SVC_EXECUTE)) {
-        process__v1__execute_request__free_unpacked(req, NULL);
-        c->call = NULL;
-        exec_call_done(c);
-        return;
-    }
     if (code == SBX_GRPC_OK) code = launch_spec_init(&spec, req->config, NULL, err, sizeof(err));
     if (code == SBX_GRPC_OK) {
         code = svc_launch(c->svc, &spec, SVC_EXECUTE, &callbacks, c, &c->p, err, sizeof(err));
@@ -157,7 +147,6 @@ void execute_on_request(struct sbx_grpc_server_call *call, const uint8_t *msg, s
         sbx_grpc_server_call_finish(call, SBX_GRPC_UNAVAILABLE, "the daemon is shutting down");
         return;
     }
-    if (service_behaviour->answer_first(call, SVC_EXECUTE)) return;
     Process__V1__ExecuteRequest *req = process__v1__execute_request__unpack(NULL, len, msg);
     if (!req) {
         service_behaviour->reject_undecodable(call, "ExecuteRequest");

@@ -116,8 +116,8 @@ struct process_service *process_service_new(uv_loop_t *loop, struct daemon_state
     svc->chunk_size = st->cfg->stream_chunk_size;
     svc->exec_limit = service_behaviour->execute_output_limit(st->cfg);
     if (!svc->root_abs ||
-        add(svc, "Start", SBX_GRPC_METHOD_SERVER_STREAMING, start_on_request) != 0 ||
-        add(svc, "Execute", SBX_GRPC_METHOD_UNARY, execute_on_request) != 0 ||
+        add(svc, "Start", SBX_GRPC_METHOD_SERVER_STREAMING, service_behaviour->on_start) != 0 ||
+        add(svc, "Execute", SBX_GRPC_METHOD_UNARY, service_behaviour->on_execute) != 0 ||
         add(svc, "WriteStdin", SBX_GRPC_METHOD_UNARY, write_stdin_on_request) != 0 ||
         add(svc, "SendSignal", SBX_GRPC_METHOD_UNARY, send_signal_on_request) != 0 ||
         add(svc, "ResizeTTY", SBX_GRPC_METHOD_UNARY, resize_tty_on_request) != 0) {
@@ -130,7 +130,7 @@ struct process_service *process_service_new(uv_loop_t *loop, struct daemon_state
 
 void process_service_refuse_new(struct process_service *svc)
 {
-    if (service_behaviour->refuses_during_shutdown()) svc->refusing = true;
+    svc->refusing = true;
 }
 
 void process_service_free(struct process_service *svc)

@@ -23,9 +23,12 @@ struct start_call;
 
 struct service_behaviour {
     /* Any call. */
-    /* Before a Start or Execute request is read: true when the call was
-     * answered instead. */
-    bool (*answer_first)(struct sbx_grpc_server_call *call, enum svc_method method);
+    /* The handlers of a Start and of an Execute request (start_on_request,
+     * execute_on_request; user is the process_service), so that another
+     * build may answer some requests itself. */
+    void (*on_start)(struct sbx_grpc_server_call *call, const uint8_t *msg, size_t len, void *user);
+    void (*on_execute)(struct sbx_grpc_server_call *call, const uint8_t *msg, size_t len,
+                       void *user);
     /* A decoded request of method: OK, or the gRPC code (and msg) it is
      * refused with. */
     int (*check_request)(const ProtobufCMessage *req, enum svc_method method, char *msg,
@@ -36,15 +39,8 @@ struct service_behaviour {
      * has (P12). */
     void (*answer_unknown_id)(struct sbx_grpc_server_call *call, int32_t id,
                               enum svc_method method);
-    /* Whether new Starts and Executes are refused once the shutdown began
-     * (L4). */
-    bool (*refuses_during_shutdown)(void);
 
     /* Launches (process_service.c). */
-    /* Before a launch's config is checked (launch_spec_init): true when
-     * the call was answered instead. */
-    bool (*answer_config)(struct sbx_grpc_server_call *call,
-                          const Process__V1__ProcessConfig *config, enum svc_method method);
     /* Opens the working directory cwd (NULL or "" for the root) of a
      * launch: an O_PATH descriptor or an fs_resolve_error. */
     int (*open_cwd)(const struct process_service *svc, const char *cwd, enum svc_method method);
@@ -103,10 +99,10 @@ struct service_behaviour {
     void (*refuse_execute)(struct sbx_grpc_server_call *call, int code, const char *msg);
     /* The per-stream bound on Execute output (0 = none). */
     size_t (*execute_output_limit)(const struct daemon_config *cfg);
-    /* Of len more bytes of a stream that holds held, how many are kept. */
-    size_t (*execute_keeps)(size_t held, size_t len);
-    /* Of an Execute stream's len bytes, how many are answered. */
-    size_t (*execute_answered_len)(const uint8_t *data, size_t len);
+    /* Sends the answer of an Execute whose process finished (svc_send):
+     * an SBX_GRPC_SEND_* result. */
+    int (*send_execute_response)(struct sbx_grpc_server_call *call,
+                                 const Process__V1__ExecuteResponse *r);
 
     /* WriteStdin, SendSignal, ResizeTTY (control_calls.c). */
     /* Does what a WriteStdin asks of p: 1 when done at once (the call is

@@ -6,13 +6,6 @@
 
 extern char **environ;
 
-static bool answer_nothing_first(struct sbx_grpc_server_call *call, enum svc_method method)
-{
-    (void)call;
-    (void)method;
-    return false;
-}
-
 static int accept_request(const ProtobufCMessage *req, enum svc_method method, char *msg,
                           size_t msglen)
 {
@@ -22,21 +15,6 @@ static int accept_request(const ProtobufCMessage *req, enum svc_method method, c
     (void)msg;
     (void)msglen;
     return SBX_GRPC_OK;
-}
-
-static bool refuse_during_shutdown(void)
-{
-    return true;
-}
-
-static bool check_config_only(struct sbx_grpc_server_call *call,
-                              const Process__V1__ProcessConfig *config, enum svc_method method)
-{
-    /* launch_spec_init answers every config it refuses (P5). */
-    (void)call;
-    (void)config;
-    (void)method;
-    return false;
 }
 
 static char **daemon_env_with_request(const struct env_var *vars, size_t nvars)
@@ -99,25 +77,18 @@ static size_t output_limit(const struct daemon_config *cfg)
     return cfg->execute_output_limit;
 }
 
-static size_t keep_all(size_t held, size_t len)
+static int send_execute_response(struct sbx_grpc_server_call *call,
+                                 const Process__V1__ExecuteResponse *r)
 {
-    (void)held;
-    return len;
-}
-
-static size_t answer_all(const uint8_t *data, size_t len)
-{
-    (void)data;
-    return len;
+    return svc_send(call, &r->base);
 }
 
 const struct service_behaviour service_real = {
-    .answer_first = answer_nothing_first,
+    .on_start = start_on_request,
+    .on_execute = execute_on_request,
     .check_request = accept_request,
     .reject_undecodable = svc_reject_undecodable_real,
     .answer_unknown_id = svc_not_found_real,
-    .refuses_during_shutdown = refuse_during_shutdown,
-    .answer_config = check_config_only,
     .open_cwd = svc_open_cwd_real,
     .cwd_error = cwd_error_status,
     .child_env = daemon_env_with_request,
@@ -139,8 +110,7 @@ const struct service_behaviour service_real = {
     .execute_over = execute_nothing_left,
     .refuse_execute = svc_finish_real,
     .execute_output_limit = output_limit,
-    .execute_keeps = keep_all,
-    .execute_answered_len = answer_all,
+    .send_execute_response = send_execute_response,
     .write_stdin = svc_write_stdin_real,
     .answer_stdin = svc_answer_stdin_real,
     .signal_number = signal_from_wire,

@@ -286,7 +286,6 @@ void start_on_request(struct sbx_grpc_server_call *call, const uint8_t *msg, siz
         sbx_grpc_server_call_finish(call, SBX_GRPC_UNAVAILABLE, "the daemon is shutting down");
         return;
     }
-    if (service_behaviour->answer_first(call, SVC_START)) return;
     Process__V1__StartRequest *req = process__v1__start_request__unpack(NULL, len, msg);
     if (!req) {
         service_behaviour->reject_undecodable(call, "StartRequest");
@@ -299,10 +298,6 @@ void start_on_request(struct sbx_grpc_server_call *call, const uint8_t *msg, siz
     if (code != SBX_GRPC_OK) goto fail;
     code = env_keys_check(msg, len, err, sizeof(err));
     if (code != SBX_GRPC_OK) goto fail;
-    if (service_behaviour->answer_config(call, req->config, SVC_START)) {
-        process__v1__start_request__free_unpacked(req, NULL);
-        return;
-    }
     code = launch_spec_init(
         &spec, req->config,
         req->_pty_case == PROCESS__V1__START_REQUEST___PTY_PTY ? req->pty : NULL, err, sizeof(err));

@@ -28,7 +28,6 @@ static enum MHD_Result delete_root(struct rest_request *rq, struct MHD_Connectio
     int rc = fs_empty_dir(fd);
     close(fd);
     if (rc != 0) return rest_reply_fs_error(c, rc, false, rq->path);
-    rest_behaviour->root_emptied(rq);
     return rest_reply_empty(c, 204);
 }
 
@@ -48,13 +47,13 @@ enum MHD_Result files_delete(struct rest_request *rq, struct MHD_Connection *c)
 
     char name[FS_NAME_MAX + 1];
     int pfd = rest_behaviour->open_parent(rq->st, rq->path, name, sizeof(name));
-    if (pfd < 0) return rest_behaviour->reply_delete_error(rq, c, pfd);
+    if (pfd < 0) return rest_reply_fs_error(c, pfd, false, rq->path);
     struct stat sb;
     if (fstatat(pfd, name, &sb, AT_SYMLINK_NOFOLLOW) != 0) {
         int e = errno;
         close(pfd);
         errno = e;
-        return rest_behaviour->reply_delete_error(rq, c, e == ENOENT ? FS_NOTFOUND : FS_IOERR);
+        return rest_reply_fs_error(c, e == ENOENT ? FS_NOTFOUND : FS_IOERR, false, rq->path);
     }
     if (rec_invalid) {
         close(pfd);
@@ -75,11 +74,6 @@ enum MHD_Result files_delete(struct rest_request *rq, struct MHD_Connection *c)
         close(t);
     }
     if (S_ISLNK(sb.st_mode)) {
-        enum MHD_Result answered;
-        if (rest_behaviour->answer_delete_link(rq, c, &answered)) {
-            close(pfd);
-            return answered;
-        }
         /* A link that leads out of the root is refused (S5; removing only
          * the link conforms too); any other link is removed itself, never
          * its target. */
@@ -90,7 +84,6 @@ enum MHD_Result files_delete(struct rest_request *rq, struct MHD_Connection *c)
         }
         if (t >= 0) close(t);
     }
-    recursive = rest_behaviour->removes_recursively(recursive, S_ISDIR(sb.st_mode));
     int rc = fs_remove(pfd, name, recursive);
     close(pfd);
     if (rc == FS_RM_NOTEMPTY)

@@ -59,7 +59,9 @@ struct MHD_Response *rest_file_response_real(struct rest_request *rq, int fd, ui
     (void)rq;
     (void)head;
     struct MHD_Response *r = small_file_response(fd, start, len);
-    return r ? r : MHD_create_response_from_fd_at_offset64(len, fd, start);
+    if (!r) r = MHD_create_response_from_fd_at_offset64(len, fd, start);
+    if (r) MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, REST_FILE_MEDIA_TYPE);
+    return r;
 }
 
 static enum MHD_Result serve_file(struct rest_request *rq, struct MHD_Connection *c, int fd,
@@ -94,7 +96,6 @@ static enum MHD_Result serve_file(struct rest_request *rq, struct MHD_Connection
     }
     struct MHD_Response *r = rest_behaviour->file_response(rq, fd, start, len, head);
     if (!r) return MHD_NO;
-    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, rest_behaviour->file_media_type());
     MHD_add_response_header(r, MHD_HTTP_HEADER_ACCEPT_RANGES, "bytes");
     if (status == 206) MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_RANGE, content_range);
     return rest_queue(c, status, r);
@@ -130,9 +131,7 @@ static enum MHD_Result serve_listing(struct rest_request *rq, struct MHD_Connect
     char shown[FS_PATH_MAX + 2];
     snprintf(shown, sizeof(shown), "/%s", norm);
     json_t *path = json_text(shown);
-    return rest_reply_json(
-        c, 200,
-        json_pack("{s:o, s:o}", "path", path, "entries", rest_behaviour->listing_entries(arr)));
+    return rest_reply_json(c, 200, json_pack("{s:o, s:o}", "path", path, "entries", arr));
 }
 
 /* A file open as fd, its stat sb: a listing, a file, or refused. */
@@ -144,23 +143,7 @@ static enum MHD_Result serve_opened(struct rest_request *rq, struct MHD_Connecti
         close(fd);
         return rest_reply_error(c, 400, "not a regular file or directory");
     }
-    if (head) rest_behaviour->head_answered(rq, fd);
     return serve_file(rq, c, fd, sb, head);
-}
-
-/* O_NONBLOCK: opening a FIFO must not wait for a writer (S9). */
-#define GET_OPEN_FLAGS (O_RDONLY | O_NOCTTY | O_NONBLOCK)
-
-enum MHD_Result files_get(struct rest_request *rq, struct MHD_Connection *c, bool head)
-{
-    int fd = rest_behaviour->open_path(rq->st, rq->path, GET_OPEN_FLAGS);
-    if (fd < 0) return rest_behaviour->reply_open_error(rq, c, fd, head);
-    struct stat sb;
-    if (fstat(fd, &sb) != 0) {
-        close(fd);
-        return rest_reply_error(c, 500, "cannot stat: %s", strerror(errno));
-    }
-    return serve_opened(rq, c, fd, &sb, head);
 }
 
 /* Whether the first len bytes of fd are in the page cache: read at once
@@ -176,27 +159,35 @@ static bool bytes_cached(int fd, uint64_t len)
     return n == (ssize_t)len;
 }
 
-bool files_get_cached(struct rest_request *rq, struct MHD_Connection *c, bool head,
-                      enum MHD_Result *ret)
+/* On the loop: nothing queued, the blocking pool answers instead. */
+static enum MHD_Result leave_to_pool(struct rest_request *rq)
 {
-    fs_resolve_cached_only(1);
+    rq->must_wait = true;
+    return MHD_YES;
+}
+
+/* O_NONBLOCK: opening a FIFO must not wait for a writer (S9). */
+#define GET_OPEN_FLAGS (O_RDONLY | O_NOCTTY | O_NONBLOCK)
+
+enum MHD_Result files_get(struct rest_request *rq, struct MHD_Connection *c, bool head)
+{
     int fd = rest_behaviour->open_path(rq->st, rq->path, GET_OPEN_FLAGS);
-    fs_resolve_cached_only(0);
-    if (fd == FS_WOULDBLOCK) return false;
-    if (fd < 0) {
-        *ret = rest_behaviour->reply_open_error(rq, c, fd, head);
-        return true;
-    }
+    if (fd == FS_WOULDBLOCK) return leave_to_pool(rq);
+    if (fd < 0) return rest_reply_fs_error(c, fd, false, rq->path);
     struct stat sb;
-    /* A listing reads the directory and stats every entry: the pool's. A
-     * small file is answered from memory, so its bytes must be cached; a
-     * bigger one leaves by sendfile from the loop like every download. */
-    if (fstat(fd, &sb) != 0 || S_ISDIR(sb.st_mode) ||
-        (S_ISREG(sb.st_mode) && (uint64_t)sb.st_size <= SMALL_BODY &&
-         !bytes_cached(fd, (uint64_t)sb.st_size))) {
+    if (fstat(fd, &sb) != 0) {
         close(fd);
-        return false;
+        return rest_reply_error(c, 500, "cannot stat: %s", strerror(errno));
     }
-    *ret = serve_opened(rq, c, fd, &sb, head);
-    return true;
+    /* On the loop, a listing (which reads the directory and stats every
+     * entry) and a small file whose bytes are not cached (it is answered
+     * from memory) are the pool's; a bigger file leaves by sendfile from
+     * the loop like every download. */
+    if (rq->on_loop &&
+        (S_ISDIR(sb.st_mode) || (S_ISREG(sb.st_mode) && (uint64_t)sb.st_size <= SMALL_BODY &&
+                                 !bytes_cached(fd, (uint64_t)sb.st_size)))) {
+        close(fd);
+        return leave_to_pool(rq);
+    }
+    return serve_opened(rq, c, fd, &sb, head);
 }

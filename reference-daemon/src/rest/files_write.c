@@ -52,7 +52,6 @@ static enum MHD_Result begin(struct rest_request *rq, struct MHD_Connection *c)
         if (!rq->mp)
             return rest_reply_error(c, 400, "multipart/form-data without a valid boundary");
     }
-    rq->mode = rest_behaviour->stored_mode(rq->mode, rq->mp != NULL);
 
     /* "a.txt/" names a directory, which PUT never writes: a directory
      * there is F5's 400, a file there is not a directory (409, as for
@@ -69,15 +68,13 @@ static enum MHD_Result begin(struct rest_request *rq, struct MHD_Connection *c)
         if (t == FS_NOTFOUND) return rest_reply_error(c, 400, "a file path cannot end with '/'");
         return rest_reply_fs_error(c, t, true, rq->path);
     }
-    enum MHD_Result answered;
-    if (rest_behaviour->answer_put(rq, c, &answered)) return answered;
     int rc = rest_behaviour->begin_write(&rq->file, rq->st, rq->path, 1);
     if (rc == FS_INVALID) {
         char norm[FS_PATH_MAX + 1];
         if (fs_path_normalize(rq->path, norm, sizeof(norm)) == 0 && norm[0] == '\0')
             rc = FS_W_ISDIR; /* the root itself */
     }
-    if (rc < 0) return rest_behaviour->reply_begin_error(rq, c, rc);
+    if (rc < 0) return rest_reply_fs_error(c, rc, true, rq->path);
     rq->writing = true;
     return MHD_YES;
 }
@@ -106,7 +103,7 @@ static enum MHD_Result finish(struct rest_request *rq, struct MHD_Connection *c)
             return rest_reply_error(c, 409, "the directory was removed during the upload");
         return rest_reply_error(c, 500, "cannot store the file: %s", strerror(e));
     }
-    return rest_behaviour->reply_stored(c);
+    return rest_reply_empty(c, 204);
 }
 
 enum MHD_Result files_put(struct rest_request *rq, struct MHD_Connection *c, const char *data,

@@ -13,6 +13,9 @@ const char *rest_error_code(unsigned status);
 /* The Content-Type of JSON bodies. */
 const char *rest_json_type(void);
 
+/* The Content-Type of a file's content (F7). */
+#define REST_FILE_MEDIA_TYPE "application/octet-stream"
+
 /* Queues an Error response. The message is printf-formatted. */
 enum MHD_Result rest_reply_error(struct MHD_Connection *c, unsigned status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

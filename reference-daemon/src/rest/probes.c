@@ -48,5 +48,5 @@ enum MHD_Result probe_metadata(struct rest_request *rq, struct MHD_Connection *c
         free(name);
     }
     if (!env) return rest_reply_error(c, 500, "out of memory");
-    return rest_reply_json(c, 200, json_pack("{s:o}", "env", rest_behaviour->metadata_env(env)));
+    return rest_reply_json(c, 200, json_pack("{s:o}", "env", env));
 }

@@ -20,6 +20,11 @@ struct rest_request {
     char *path;      /* decoded {path} of /v1/files */
     void *extension; /* owned by the rest_behaviour in use (rest_behaviour.h),
                         released by its request_done */
+    /* GET and HEAD on an event-loop thread, with the resolver in its
+     * cached-only mode: files_get answers only what needs no disk wait and
+     * otherwise sets must_wait with nothing queued, for the blocking pool. */
+    bool on_loop;
+    bool must_wait;
 
     /* PUT: the upload in progress. */
     bool writing;
@@ -31,15 +36,8 @@ struct rest_request {
     char fail_msg[160];
 };
 
-/* GET and HEAD of /v1/files/{path}. */
+/* GET and HEAD of /v1/files/{path} (on_loop: see above). */
 enum MHD_Result files_get(struct rest_request *rq, struct MHD_Connection *c, bool head);
-
-/* The same from an event-loop thread, without waiting for the disk: true
- * with *ret when answered; false, with nothing queued, when the path, a
- * listing or a small file's bytes are not in the kernel's caches (then
- * files_get answers from the blocking pool). */
-bool files_get_cached(struct rest_request *rq, struct MHD_Connection *c, bool head,
-                      enum MHD_Result *ret);
 
 /* PUT of /v1/files/{path}: called for the headers, each body chunk and the
  * end of the body, like the server's access handler. */

@@ -13,25 +13,17 @@
 int rest_decode_path(const char *raw, char **out, const char **why)
 {
     *out = NULL;
-    char *src = rest_behaviour->path_before_decode(raw);
-    if (!src) {
-        *why = "out of memory";
-        return 500;
-    }
-    size_t len = strlen(src);
+    size_t len = strlen(raw);
     if (len > 3 * (FS_PATH_MAX + 1)) {
-        free(src);
         *why = "path too long";
         return 400;
     }
     char *dec = malloc(len + 1);
     if (!dec) {
-        free(src);
         *why = "out of memory";
         return 500;
     }
-    ssize_t n = rest_behaviour->path_decode(src, len, dec);
-    free(src);
+    ssize_t n = rest_behaviour->path_decode(raw, len, dec);
     if (n == PCT_INVALID || n == PCT_NUL) {
         free(dec);
         *why = n == PCT_NUL ? "path contains a NUL byte" : "invalid percent-encoding in path";

@@ -37,8 +37,6 @@ struct rest_behaviour {
     /* Before routing a /v1/files request whose raw path after "/v1/files/"
      * is raw_rest: true when a response was queued instead (*ret). */
     bool (*answer_early)(struct MHD_Connection *c, const char *raw_rest, enum MHD_Result *ret);
-    /* A HEAD of the regular file open as fd was answered. */
-    void (*head_answered)(struct rest_request *rq, int fd);
     /* The request is over, before its state is freed; completed when the
      * whole response went out. Releases rq->extension. */
     void (*request_done)(struct rest_request *rq, struct MHD_Connection *c, bool completed);
@@ -48,7 +46,8 @@ struct rest_behaviour {
     const char *(*error_code)(unsigned status);
     /* The Content-Type of JSON bodies. */
     const char *(*json_media_type)(void);
-    /* Completes a JSON body before it is encoded (body may be NULL). */
+    /* Completes a JSON body (a listing, metadata, health, an Error)
+     * before it is encoded (body may be NULL). */
     void (*complete_json)(json_t *body);
     /* The response of an Error with status and message (NULL on failure). */
     struct MHD_Response *(*error_response)(unsigned status, const char *message);
@@ -58,10 +57,8 @@ struct rest_behaviour {
     enum MHD_Result (*reply_fs_error)(struct MHD_Connection *c, int code, bool for_write);
 
     /* Request paths (request_path.c). */
-    /* The raw {path} as it is percent-decoded: a malloc'd copy (NULL when
-     * out of memory). */
-    char *(*path_before_decode)(const char *raw);
-    /* Percent-decodes in[0..len) into out (pct_decode). */
+    /* Percent-decodes the raw {path} in[0..len) into out, which holds
+     * len + 1 bytes (pct_decode). */
     ssize_t (*path_decode)(const char *in, size_t len, char *out);
     /* Checks a decoded path, which it may rewrite in place without
      * growing it: 0, or an HTTP status with *why set. */
@@ -83,28 +80,18 @@ struct rest_behaviour {
     enum MHD_Result (*reply_unknown_route)(struct MHD_Connection *c);
 
     /* Removal (files_delete.c). */
+    /* Answers a DELETE of /v1/files/{path} (files_delete): the handler,
+     * so that another build may answer some DELETEs itself. */
+    enum MHD_Result (*files_delete)(struct rest_request *rq, struct MHD_Connection *c);
     /* The recursive argument of a DELETE (NULL when absent; bad: not
      * decodable): 0 with *recursive, or -1 to refuse it. */
     int (*delete_recursive)(const char *arg, bool bad, bool *recursive);
     /* Opens the directory a recursive DELETE of the root empties: an
      * O_RDONLY|O_DIRECTORY descriptor or an fs_resolve_error. */
     int (*open_root_to_empty)(const struct rest_request *rq);
-    /* The root was emptied by rq. */
-    void (*root_emptied)(const struct rest_request *rq);
-    /* Answers a DELETE whose path's parent or entry could not be found or
-     * examined (code: an fs_resolve_error). */
-    enum MHD_Result (*reply_delete_error)(struct rest_request *rq, struct MHD_Connection *c,
-                                          int code);
-    /* Before a DELETE examines the symlink at its path: true when a
-     * response was queued instead (*ret). */
-    bool (*answer_delete_link)(struct rest_request *rq, struct MHD_Connection *c,
-                               enum MHD_Result *ret);
     /* Whether DELETE of a symlink that leads outside the root is refused
-     * (403) rather than the link removed. */
+     * (403) rather than the link removed (S5 allows both). */
     bool (*escaping_link_refused)(void);
-    /* Whether an entry is removed with its contents, for the recursive
-     * asked for and whether it is a directory. */
-    bool (*removes_recursively)(bool asked, bool is_dir);
 
     /* Probes (probes.c). */
     /* Whether /v1/health answers 503. */
@@ -115,37 +102,35 @@ struct rest_behaviour {
     bool (*metadata_name_allowed)(const char *name, const char *prefix);
     /* The JSON value of a shown variable's value (NULL leaves it out). */
     json_t *(*metadata_value)(const char *value);
-    /* The "env" member answered for the object of shown variables
-     * (reference taken over). */
-    json_t *(*metadata_env)(json_t *env);
 
     /* Downloads (files_read.c). */
-    /* Answers a GET or HEAD whose path could not be opened (code: an
-     * fs_resolve_error). */
-    enum MHD_Result (*reply_open_error)(struct rest_request *rq, struct MHD_Connection *c, int code,
-                                        bool head);
+    /* Answers a GET or HEAD (head) of /v1/files/{path} (files_get), so
+     * that another build may answer some itself. */
+    enum MHD_Result (*files_get)(struct rest_request *rq, struct MHD_Connection *c, bool head);
     /* The byte range a GET of a file of size bytes answers (its Range
      * header). */
     enum byte_range_result (*file_range)(struct MHD_Connection *c, uint64_t size, uint64_t *start,
                                          uint64_t *len);
-    /* The response carrying len bytes from start of the file open as fd
-     * (taken over, also on failure: NULL); head for a HEAD. */
+    /* The response carrying len bytes from start of the file open as fd,
+     * with its Content-Type (fd taken over, also on failure: NULL); head
+     * for a HEAD. */
     struct MHD_Response *(*file_response)(struct rest_request *rq, int fd, uint64_t start,
                                           uint64_t len, bool head);
-    /* The Content-Type of a file. */
-    const char *(*file_media_type)(void);
     /* Listings: how modified_at is written; the JSON object of an entry
-     * (NULL leaves it out); the "entries" member answered for the array of
-     * entry objects (reference taken over). */
+     * (NULL leaves it out). */
     void (*format_time)(const struct timespec *ts, char *out, size_t cap);
     json_t *(*entry_json)(const struct fs_entry *e);
-    json_t *(*listing_entries)(json_t *entries);
 
     /* Whether a trailing '/' makes a request path name a directory, for a
      * request of method (PUT, DELETE). */
     bool (*slash_names_directory)(const char *method);
 
     /* Uploads (files_write.c). */
+    /* Answers a PUT of /v1/files/{path} (files_put: called for the
+     * headers, each body chunk and the end of the body), so that another
+     * build may answer some PUTs itself. */
+    enum MHD_Result (*files_put)(struct rest_request *rq, struct MHD_Connection *c,
+                                 const char *data, size_t *size);
     /* The mode of a PUT from its mode argument (NULL when absent; bad: not
      * decodable): 0 with *mode, or -1 to refuse it. */
     int (*put_mode)(const char *arg, bool bad, mode_t *mode);
@@ -153,22 +138,12 @@ struct rest_behaviour {
     bool (*body_is_multipart)(const char *content_type);
     /* Begins reading a multipart/form-data body (multipart_new). */
     struct multipart *(*multipart_begin)(const char *content_type);
-    /* The mode stored for the mode asked for, multipart or not. */
-    mode_t (*stored_mode)(mode_t asked, bool multipart);
-    /* Before a PUT that passed validation begins its write: true when a
-     * response was queued instead (*ret). */
-    bool (*answer_put)(struct rest_request *rq, struct MHD_Connection *c, enum MHD_Result *ret);
-    /* Answers a PUT whose write could not begin (begin_write's error). */
-    enum MHD_Result (*reply_begin_error)(struct rest_request *rq, struct MHD_Connection *c,
-                                         int code);
     /* Writes the next len bytes of the content, at offset at of it, to
      * rq->file: 0 or -1 with errno. */
     int (*store)(struct rest_request *rq, uint64_t at, const char *data, size_t len);
     /* Whether a multipart body that ended with status (multipart_finish)
      * is stored. */
     bool (*multipart_stored)(int status);
-    /* Answers a PUT whose file was stored. */
-    enum MHD_Result (*reply_stored)(struct MHD_Connection *c);
 };
 
 /* The daemon's own operations that rest_real points to. */

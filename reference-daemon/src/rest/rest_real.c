@@ -41,12 +41,6 @@ static bool answer_early(struct MHD_Connection *c, const char *raw_rest, enum MH
     return false;
 }
 
-static void head_answered(struct rest_request *rq, int fd)
-{
-    (void)rq;
-    (void)fd;
-}
-
 static void request_done(struct rest_request *rq, struct MHD_Connection *c, bool completed)
 {
     (void)rq;
@@ -89,11 +83,6 @@ static void method_refused(struct MHD_Response *r, const char *allow)
     MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, allow);
 }
 
-static char *path_before_decode(const char *raw)
-{
-    return strdup(raw);
-}
-
 static int path_decoded(char *path, const char **why)
 {
     (void)path;
@@ -125,23 +114,11 @@ static enum MHD_Result reply_unknown_route(struct MHD_Connection *c)
     return rest_reply_error(c, 404, "no such route");
 }
 
-static enum MHD_Result reply_open_error(struct rest_request *rq, struct MHD_Connection *c, int code,
-                                        bool head)
-{
-    (void)head;
-    return rest_reply_fs_error(c, code, false, rq->path);
-}
-
 static enum byte_range_result file_range(struct MHD_Connection *c, uint64_t size, uint64_t *start,
                                          uint64_t *len)
 {
     return parse_byte_range(MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_RANGE),
                             size, start, len);
-}
-
-static const char *file_media_type(void)
-{
-    return "application/octet-stream";
 }
 
 /* RFC 3339 in UTC, whole seconds. */
@@ -151,11 +128,6 @@ static void format_time(const struct timespec *ts, char *out, size_t cap)
     time_t t = ts->tv_sec;
     gmtime_r(&t, &tm);
     strftime(out, cap, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
-static json_t *listing_entries(json_t *entries)
-{
-    return entries;
 }
 
 static bool slash_names_directory(const char *method)
@@ -174,26 +146,6 @@ static bool body_is_multipart(const char *content_type)
     return multipart_is_form_data(content_type);
 }
 
-static mode_t stored_mode(mode_t asked, bool multipart)
-{
-    (void)multipart;
-    return asked;
-}
-
-static bool answer_put(struct rest_request *rq, struct MHD_Connection *c, enum MHD_Result *ret)
-{
-    (void)rq;
-    (void)c;
-    (void)ret;
-    return false;
-}
-
-static enum MHD_Result reply_begin_error(struct rest_request *rq, struct MHD_Connection *c,
-                                         int code)
-{
-    return rest_reply_fs_error(c, code, true, rq->path);
-}
-
 static int store(struct rest_request *rq, uint64_t at, const char *data, size_t len)
 {
     (void)at;
@@ -203,11 +155,6 @@ static int store(struct rest_request *rq, uint64_t at, const char *data, size_t 
 static bool multipart_stored(int status)
 {
     return status == MP_OK;
-}
-
-static enum MHD_Result reply_stored(struct MHD_Connection *c)
-{
-    return rest_reply_empty(c, 204);
 }
 
 static int delete_recursive(const char *arg, bool bad, bool *recursive)
@@ -220,35 +167,9 @@ static int open_root_to_empty(const struct rest_request *rq)
     return fs_open_beneath(rq->st->root_fd, "", O_RDONLY | O_DIRECTORY, 0);
 }
 
-static void root_emptied(const struct rest_request *rq)
-{
-    (void)rq;
-}
-
-static enum MHD_Result reply_delete_error(struct rest_request *rq, struct MHD_Connection *c,
-                                          int code)
-{
-    return rest_reply_fs_error(c, code, false, rq->path);
-}
-
-static bool answer_delete_link(struct rest_request *rq, struct MHD_Connection *c,
-                               enum MHD_Result *ret)
-{
-    (void)rq;
-    (void)c;
-    (void)ret;
-    return false;
-}
-
 static bool escaping_link_refused(void)
 {
     return true;
-}
-
-static bool removes_recursively(bool asked, bool is_dir)
-{
-    (void)is_dir;
-    return asked;
 }
 
 static bool health_unavailable(const struct daemon_state *st)
@@ -261,17 +182,11 @@ static json_t *metadata_value(const char *value)
     return json_text(value);
 }
 
-static json_t *metadata_env(json_t *env)
-{
-    return env;
-}
-
 const struct rest_behaviour rest_real = {
     .open_path = open_path,
     .open_parent = open_parent,
     .begin_write = begin_write,
     .answer_early = answer_early,
-    .head_answered = head_answered,
     .request_done = request_done,
     .error_code = error_code,
     .json_media_type = json_media_type,
@@ -279,40 +194,30 @@ const struct rest_behaviour rest_real = {
     .error_response = rest_error_response_real,
     .method_refused = method_refused,
     .reply_fs_error = rest_reply_fs_error_real,
-    .path_before_decode = path_before_decode,
     .path_decode = pct_decode,
     .path_decoded = path_decoded,
     .answer_first = answer_first,
     .request_begins = request_begins,
     .server_stops = server_stops,
     .reply_unknown_route = reply_unknown_route,
-    .reply_open_error = reply_open_error,
+    .files_get = files_get,
     .file_range = file_range,
     .file_response = rest_file_response_real,
-    .file_media_type = file_media_type,
     .format_time = format_time,
     .entry_json = rest_entry_json_real,
-    .listing_entries = listing_entries,
+    .files_delete = files_delete,
     .delete_recursive = delete_recursive,
     .open_root_to_empty = open_root_to_empty,
-    .root_emptied = root_emptied,
-    .reply_delete_error = reply_delete_error,
-    .answer_delete_link = answer_delete_link,
     .escaping_link_refused = escaping_link_refused,
-    .removes_recursively = removes_recursively,
     .health_unavailable = health_unavailable,
     .health_body = rest_health_body_real,
     .metadata_name_allowed = metadata_name_allowed,
     .metadata_value = metadata_value,
-    .metadata_env = metadata_env,
     .slash_names_directory = slash_names_directory,
+    .files_put = files_put,
     .put_mode = put_mode,
     .body_is_multipart = body_is_multipart,
     .multipart_begin = multipart_new,
-    .stored_mode = stored_mode,
-    .answer_put = answer_put,
-    .reply_begin_error = reply_begin_error,
     .store = store,
     .multipart_stored = multipart_stored,
-    .reply_stored = reply_stored,
 };

@@ -26,6 +26,7 @@
 
 #include <microhttpd.h>
 
+#include "fs/resolve.h"
 #include "rest/blocking_pool.h"
 #include "rest/header_deadline.h"
 #include "rest/http_response.h"
@@ -107,18 +108,25 @@ static enum MHD_Result route_files(struct rest_request *rq, struct MHD_Connectio
     bool get = strcmp(method, MHD_HTTP_METHOD_GET) == 0;
     bool head = strcmp(method, MHD_HTTP_METHOD_HEAD) == 0;
     if (must_wait) {
-        enum MHD_Result answered;
-        if ((get || head) && files_get_cached(rq, c, head, &answered)) {
-            rq->responded = true;
-            return answered;
+        if (get || head) {
+            rq->on_loop = true;
+            fs_resolve_cached_only(1);
+            enum MHD_Result answered = rest_behaviour->files_get(rq, c, head);
+            fs_resolve_cached_only(0);
+            rq->on_loop = false;
+            if (!rq->must_wait) {
+                rq->responded = true;
+                return answered;
+            }
+            rq->must_wait = false;
         }
         *must_wait = true;
         return MHD_YES;
     }
-    if (is_put) return files_put(rq, c, upload_data, upload_size);
+    if (is_put) return rest_behaviour->files_put(rq, c, upload_data, upload_size);
     rq->responded = true;
-    if (get || head) return files_get(rq, c, head);
-    if (strcmp(method, MHD_HTTP_METHOD_DELETE) == 0) return files_delete(rq, c);
+    if (get || head) return rest_behaviour->files_get(rq, c, head);
+    if (strcmp(method, MHD_HTTP_METHOD_DELETE) == 0) return rest_behaviour->files_delete(rq, c);
     return rest_reply_405(c, "GET, HEAD, PUT, DELETE");
 }
 
