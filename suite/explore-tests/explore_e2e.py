@@ -14,8 +14,13 @@ Modes:
   against-fault    the clean daemon against one fault: found, and the
                    faulty side (B) named;
   all-faults       every fault of the F, S, C, P and M clauses (fault_table.def),
-                   each run for --bound seconds: prints the table of what
-                   explore finds (not a test: the documented longer run).
+                   each run for --bound seconds, next to the time the cases
+                   mapped to it (faults.tsv) take to catch it, run alone:
+                   prints the table of what explore finds (not a test: the
+                   documented longer run, long_runs.sh);
+  long             --seconds per target (clean, each variant set, the clean
+                   daemon against each set), --parallel targets at a time:
+                   prints the table of operations and findings (long_runs.sh).
 Every run is launched by explore itself on loopback ports over a private
 root; nothing runs against the host."""
 import argparse
@@ -55,7 +60,7 @@ def explore(a, extra, tmp, name):
     cmd = [a.suite, "explore", "--quiet", "--json", out] + extra
     t0 = time.time()
     proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                          timeout=a.bound * 4 + 120)
+                          timeout=max(a.bound * 4, a.seconds * 2) + 120)
     took = time.time() - t0
     doc = None
     if os.path.exists(out):
@@ -187,6 +192,49 @@ def mode_against_fault(a, tmp):
     return False
 
 
+def load_catching_cases():
+    """fault -> the case IDs that catch it (cases/*/faults.tsv)."""
+    matrix = {}
+    for root, _, files in os.walk(os.path.join(SRC, "cases")):
+        if "faults.tsv" not in files:
+            continue
+        with open(os.path.join(root, "faults.tsv"), encoding="utf-8") as f:
+            for line in f:
+                cols = line.split("#", 1)[0].split()
+                if len(cols) >= 2:
+                    matrix.setdefault(cols[1], []).append(cols[0])
+    return matrix
+
+
+def cases_time(a, fault, ids, tmp):
+    """Runs the cases that catch fault alone against it: (caught, wall
+    seconds of the run, seconds of the quickest catching case)."""
+    if not ids:
+        return False, 0.0, None
+    out = os.path.join(tmp, "cases-" + fault + ".json")
+    cmd = [a.suite, "--launch", launch(a.faulty, fault), "--json", out, "--jobs", "2",
+           "--seed", "1", "--quiet", "--focus", "^(" + "|".join(sorted(set(ids))) + ")( |$)"]
+    t0 = time.time()
+    try:
+        subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=600)
+    except subprocess.TimeoutExpired:
+        return False, time.time() - t0, None
+    wall = time.time() - t0
+    if not os.path.exists(out):
+        return False, wall, None
+    with open(out, encoding="utf-8") as f:
+        doc = json.load(f)
+    caught = [c.get("duration_seconds", 0.0) for c in doc.get("cases", [])
+              if c.get("outcome") in ("fail", "timeout")]
+    return bool(caught), wall, min(caught) if caught else None
+
+
+def why_not_found(doc, proc):
+    if proc.returncode not in (0, 1):
+        return f"explore exit {proc.returncode}"
+    return "no operation explore generates shows it"
+
+
 def mode_all_faults(a, tmp):
     faults = []
     pat = re.compile(r'SBX_FAULT\(\w+, "([^"]+)", (\w+), "([^"]*)"')
@@ -197,30 +245,77 @@ def mode_all_faults(a, tmp):
                 continue
             if any(c.strip()[:1] in a.clauses for c in clauses.split(",")):
                 faults.append((name, clauses))
-    print(f"| fault | clauses | found | clause cited | operations | seconds | minimal | shrink s |")
-    print("|---|---|---|---|---|---|---|---|")
+    if a.only:
+        faults = [f for f in faults if f[0] in a.only.split(",")]
+    k, n = (int(x) for x in a.shard.split("/"))
+    faults = faults[k - 1::n]
+    catching = load_catching_cases()
+    print("| fault | clauses | found | clause cited | time to find s | operations | "
+          "minimal | shrink s | cases' time s (run) |")
+    print("|---|---|---|---|---|---|---|---|---|", flush=True)
     found = 0
     for name, clauses in faults:
-        proc, doc, took = explore(a, ["--launch", launch(a.faulty, name), "--seed", "7",
-                                      "--duration", f"{a.bound}s", "--shrink-time", "60"],
-                                  tmp, "all-" + name)
+        args = ["--launch", launch(a.faulty, name), "--seed", "7", "--duration", f"{a.bound}s",
+                "--shrink-time", f"{a.shrink_time:g}"]
+        proc, doc, took = explore(a, args, tmp, "all-" + name)
+        if proc.returncode == 0 and "C" in clauses:
+            # A race of the C clauses shows between connections: the same
+            # bound again with concurrent jobs (their register check).
+            proc, doc, took = explore(a, args + ["--jobs", "3"], tmp, "all-j-" + name)
+        caught, wall, quickest = cases_time(a, name, catching.get(name, []), tmp)
+        ctime = (f"{quickest:.1f} ({wall:.0f})" if caught else f"not caught ({wall:.0f})")
         if proc.returncode == 1 and doc and doc["findings"]:
             f = doc["findings"][0]
             found += 1
-            print(f"| {name} | {clauses} | yes | {f['clause']} | {doc['operations']} | "
-                  f"{doc['seconds']:.1f} | {f.get('minimal_length', '-')} | "
-                  f"{f.get('shrink_seconds', 0):.1f} |", flush=True)
+            print(f"| {name} | {clauses} | yes | {f['clause']} | {doc['seconds']:.1f} | "
+                  f"{doc['operations']} | {f.get('minimal_length', '-')} | "
+                  f"{f.get('shrink_seconds', 0):.1f} | {ctime} |", flush=True)
         else:
             ops = doc["operations"] if doc else "-"
-            print(f"| {name} | {clauses} | no | - | {ops} | {took:.0f} | - | - |", flush=True)
+            print(f"| {name} | {clauses} | no: {why_not_found(doc, proc)} | - | - | {ops} | - | "
+                  f"- | {ctime} |", flush=True)
     print(f"\n{found} of {len(faults)} faults found")
     return True
+
+
+def long_target(a, tmp, label, target):
+    proc, doc, took = explore(a, target + ["--seed", a.seeds.split(",")[0],
+                                           "--duration", f"{a.seconds:g}s"], tmp,
+                              "long-" + re.sub(r"\W", "_", label))
+    if not doc:
+        return f"| {label} | - | - | - | - | explore exit {proc.returncode} |"
+    return (f"| {label} | {doc['jobs']} | {doc['operations']} | {doc['seconds']:.0f} | "
+            f"{doc['operations_per_second']:.1f} | {len(doc['findings'])} | "
+            f"{doc['open_disagreements']} |")
+
+
+def mode_long(a, tmp):
+    from concurrent.futures import ThreadPoolExecutor
+    variants, sets = load_variants()
+    jobs = ["--jobs", str(a.jobs)] if a.jobs > 1 else []
+    targets = [("clean", ["--launch-bundled", a.daemon] + jobs)]
+    for name, members in sets.items():
+        targets.append((f"variant set {name}",
+                        ["--launch", variant_launch(a, members, variants)] + jobs))
+    for name, members in sets.items():
+        targets.append((f"clean against {name}",
+                        ["--launch-bundled", a.daemon, "--against-launch",
+                         variant_launch(a, members, variants)] + jobs))
+    print("| target | jobs | operations | seconds | operations/s | findings | "
+          "open differences |")
+    print("|---|---|---|---|---|---|---|", flush=True)
+    ok = True
+    with ThreadPoolExecutor(max_workers=a.parallel) as pool:
+        for line in pool.map(lambda t: long_target(a, tmp, *t), targets):
+            print(line, flush=True)
+            ok &= line.split("|")[6].strip() == "0"
+    return ok
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("mode", choices=["clean", "variants", "against-variants", "power",
-                                     "against-fault", "all-faults"])
+                                     "against-fault", "all-faults", "long"])
     ap.add_argument("--suite", required=True)
     ap.add_argument("--daemon", required=True)
     ap.add_argument("--faulty", required=True)
@@ -231,6 +326,10 @@ def main():
     ap.add_argument("--bound", type=float, default=60)
     ap.add_argument("--fault", default="put-umask")
     ap.add_argument("--clauses", default="FSCPM")
+    ap.add_argument("--only", default="", help="all-faults: these faults (comma-separated)")
+    ap.add_argument("--shrink-time", type=float, default=60)
+    ap.add_argument("--shard", default="1/1", help="all-faults: the K-th of every N faults")
+    ap.add_argument("--parallel", type=int, default=2, help="long: targets at a time")
     a = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="sbx-explore-e2e-") as tmp:
         if a.mode == "clean":
@@ -243,6 +342,8 @@ def main():
             ok = mode_power(a, tmp)
         elif a.mode == "against-fault":
             ok = mode_against_fault(a, tmp)
+        elif a.mode == "long":
+            ok = mode_long(a, tmp)
         else:
             ok = mode_all_faults(a, tmp)
     sys.exit(0 if ok else 1)
