@@ -69,6 +69,66 @@ def explore(a, extra, tmp, name):
     return proc, doc, took
 
 
+# A value given to the launched runtime's environment: it must appear in no
+# report (the suite's rule for what a user gives it).
+SECRET = "sbx-explore-secret-0d5b1f"
+
+
+def report_args(tmp, name):
+    base = os.path.join(tmp, name)
+    return ["--junit", base + ".junit.xml", "--html", base + ".html", "--bundle",
+            base + ".bundle"], base
+
+
+def check_reports(a, base, doc):
+    """The JUnit, HTML and bundle of a run: valid, holding what the JSON
+    holds, without the secret. Returns a list of problems."""
+    bad = []
+    files = [base + ".junit.xml", base + ".html"]
+    for root, _, names in os.walk(base + ".bundle"):
+        files += [os.path.join(root, n) for n in names]
+    want = {"explore.json", "junit.xml", "report.html", "report.txt", "README.txt"}
+    have = set(os.listdir(base + ".bundle")) if os.path.isdir(base + ".bundle") else set()
+    if want - have:
+        bad.append(f"bundle lacks {sorted(want - have)}")
+    for path in files:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            if SECRET in f.read():
+                bad.append(f"the launch environment's value is in {path}")
+    if a.xmllint:
+        for j in (base + ".junit.xml", os.path.join(base + ".bundle", "junit.xml")):
+            p = subprocess.run([a.xmllint, "--noout", "--schema", a.junit_xsd, j],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            if p.returncode:
+                bad.append(f"{j} does not validate: {p.stdout[-300:]}")
+        for flags in (["--html"], []):
+            p = subprocess.run([a.xmllint, "--noout"] + flags + [base + ".html"],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            if p.returncode or p.stdout:
+                bad.append(f"HTML {' '.join(flags) or 'as XML'}: {p.stdout[:300]}")
+    with open(base + ".html", encoding="utf-8") as f:
+        page = f.read()
+    with open(base + ".junit.xml", encoding="utf-8") as f:
+        junit = f.read()
+    if doc["seed"] not in page or doc["seed"] not in junit:
+        bad.append("the seed is missing")
+    for kind in doc["coverage"]:
+        if f">{kind}<" not in page or f'name="{kind}"' not in junit:
+            bad.append(f"coverage of {kind} is missing")
+    if junit.count("<failure ") != len(doc["findings"]):
+        bad.append("JUnit: not one failure per finding")
+    for x in doc["findings"]:
+        if f"clause {x['clause']}" not in page:
+            bad.append(f"HTML: finding of {x['clause']} is missing")
+        for op in x.get("minimal", []):
+            esc = op.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+            if esc not in page:
+                bad.append(f"HTML: reproduction step {op!r} is missing")
+    for b in bad:
+        print("REPORTS:", b, flush=True)
+    return bad
+
+
 def load_variants():
     variants = {}
     with open(os.path.join(SRC, "cases/variants.tsv"), encoding="utf-8") as f:
@@ -108,10 +168,16 @@ def no_finding(label, proc, doc):
 
 def mode_clean(a, tmp):
     ok = True
-    for seed in a.seeds.split(","):
+    for i, seed in enumerate(a.seeds.split(",")):
+        # The first run also writes every report format, the runtime given
+        # a secret in its environment.
+        reports, base = report_args(tmp, "clean-" + seed) if i == 0 else ([], None)
         proc, doc, _ = explore(a, ["--launch-bundled", a.daemon, "--seed", seed,
-                                   "--duration", f"{a.seconds}s"], tmp, "clean-" + seed)
+                                   "--launch-env", "SBX_EXPLORE_TOKEN=" + SECRET,
+                                   "--duration", f"{a.seconds}s"] + reports, tmp, "clean-" + seed)
         ok &= no_finding(f"clean daemon, seed {seed}", proc, doc)
+        if base and doc:
+            ok &= not check_reports(a, base, doc)
     for seed in a.jobs_seeds.split(",") if a.jobs_seeds else []:
         proc, doc, _ = explore(a, ["--launch-bundled", a.daemon, "--seed", seed, "--jobs",
                                    str(a.jobs), "--duration", f"{a.seconds}s"], tmp, "jobs-" + seed)
@@ -178,15 +244,25 @@ def mode_power(a, tmp):
 
 
 def mode_against_fault(a, tmp):
+    reports, base = report_args(tmp, "af")
     proc, doc, _ = explore(a, ["--launch-bundled", a.daemon, "--against-launch",
                                launch(a.faulty, a.fault), "--seed", "7",
-                               "--duration", f"{a.bound}s", "--shrink-time", "45"],
+                               "--launch-env", "SBX_EXPLORE_TOKEN=" + SECRET,
+                               "--duration", f"{a.bound}s", "--shrink-time", "45"] + reports,
                            tmp, "af")
     f = doc["findings"][0] if doc and doc["findings"] else None
     if proc.returncode == 1 and f and f["deviating_side"] == "B" and f.get("confirmed"):
         print(f"{a.fault}: found ({f['clause']}), deviating side B (the faulty daemon); "
               f"other side answered: {f['observed_other']}")
-        return True
+        # The bundle's replay file reproduces the finding on the faulty side.
+        replay = os.path.join(base + ".bundle", "findings", f"1-{f['clause']}.replay.json")
+        rproc, rdoc, _ = explore(a, ["--launch", launch(a.faulty, a.fault), "--replay", replay,
+                                     "--no-shrink"], tmp, "af-replay")
+        replayed = (rproc.returncode == 1 and rdoc and rdoc["findings"] and
+                    rdoc["findings"][0]["clause"] == f["clause"])
+        print(f"the bundle's replay file {'reproduces' if replayed else 'does NOT reproduce'} "
+              f"{f['clause']} on the faulty daemon")
+        return not check_reports(a, base, doc) and bool(replayed)
     print(proc.stdout)
     print(f"against {a.fault}: not found or the wrong side named")
     return False
@@ -326,11 +402,15 @@ def main():
     ap.add_argument("--bound", type=float, default=60)
     ap.add_argument("--fault", default="put-umask")
     ap.add_argument("--clauses", default="FSCPM")
+    ap.add_argument("--xmllint", default="", help="validate JUnit and HTML with it")
+    ap.add_argument("--junit-xsd", default=os.path.join(SRC, "suite/tests/junit.xsd"))
     ap.add_argument("--only", default="", help="all-faults: these faults (comma-separated)")
     ap.add_argument("--shrink-time", type=float, default=60)
     ap.add_argument("--shard", default="1/1", help="all-faults: the K-th of every N faults")
     ap.add_argument("--parallel", type=int, default=2, help="long: targets at a time")
     a = ap.parse_args()
+    if a.xmllint.endswith("NOTFOUND"):
+        a.xmllint = ""
     with tempfile.TemporaryDirectory(prefix="sbx-explore-e2e-") as tmp:
         if a.mode == "clean":
             ok = mode_clean(a, tmp)

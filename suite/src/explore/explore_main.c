@@ -21,6 +21,7 @@
 #include "explore_ops.h"
 #include "explore_opts.h"
 #include "explore_report.h"
+#include "explore_report_files.h"
 #include "explore_rng.h"
 #include "explore_shrink.h"
 #include "explore_target.h"
@@ -403,6 +404,33 @@ static int explore_run(struct explore *e, struct xop *replay, size_t n_replay)
     return 0;
 }
 
+/* Every report asked for; 0, or -1 after saying what failed. */
+static int write_reports(const struct explore_opts *o, const struct xreport *rep)
+{
+    int rc = 0;
+    char err[700];
+    if (o->json_path && xreport_json(o->json_path, rep, err, sizeof err) != 0) {
+        fprintf(stderr, "sandboxd-conformance explore: %s\n", err);
+        rc = -1;
+    }
+    struct {
+        const char *path;
+        int (*fn)(const char *, const struct xreport *);
+        const char *what;
+    } reps[] = {{o->junit_path, xreport_junit, "JUnit"}, {o->html_path, xreport_html, "HTML"}};
+    for (size_t i = 0; i < sizeof reps / sizeof reps[0]; i++)
+        if (reps[i].path && reps[i].fn(reps[i].path, rep) != 0) {
+            fprintf(stderr, "sandboxd-conformance explore: cannot write the %s report %s: %s\n",
+                    reps[i].what, reps[i].path, strerror(errno));
+            rc = -1;
+        }
+    if (o->bundle_dir && xreport_bundle(o->bundle_dir, rep, err, sizeof err) != 0) {
+        fprintf(stderr, "sandboxd-conformance explore: the bundle %s: %s\n", o->bundle_dir, err);
+        rc = -1;
+    }
+    return rc;
+}
+
 int explore_main(int argc, char **argv)
 {
     struct explore_opts o;
@@ -458,13 +486,7 @@ int explore_main(int argc, char **argv)
     remove_run_dir(&e);
     if (rc == 0) {
         xreport_console(stdout, &e.rep);
-        if (o.json_path) {
-            char err[700];
-            if (xreport_json(o.json_path, &e.rep, err, sizeof err) != 0) {
-                fprintf(stderr, "sandboxd-conformance explore: %s\n", err);
-                rc = 4;
-            }
-        }
+        if (write_reports(&o, &e.rep) != 0) rc = 4;
         if (rc == 0) rc = e.rep.n_findings ? 1 : 0;
     }
     for (size_t i = 0; i < e.sides; i++)

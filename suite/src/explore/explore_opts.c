@@ -55,6 +55,11 @@ void explore_usage(FILE *out)
           "                      version some order of the overlapping operations explains\n"
           "  --replay FILE       run the operations of a replay file instead\n"
           "  --json FILE         write the report as JSON\n"
+          "  --junit FILE        JUnit XML: a testcase per operation kind, a failing one per\n"
+          "                      finding (clause, answers, minimal reproduction, seed)\n"
+          "  --html FILE         self-contained page: the run, coverage, every finding\n"
+          "  --bundle DIR        every format, the console report and each finding's\n"
+          "                      replay file and case draft\n"
           "  --save DIR          write each finding's replay file and case draft in DIR\n"
           "  --no-shrink         report findings without shrinking them\n"
           "  --shrink-time S     bound on shrinking one finding (default 60)\n"
@@ -194,7 +199,20 @@ int explore_parse_args(int argc, char **argv, struct explore_opts *o)
         } else if (!strcmp(a, "--save")) {
             NEEDS_VALUE;
             o->save_dir = v;
-        } else {
+        }
+        /* Report formats besides console and JSON (the options of a run). */
+        else if (!strcmp(a, "--junit")) {
+            NEEDS_VALUE;
+            o->junit_path = v;
+        } else if (!strcmp(a, "--html")) {
+            NEEDS_VALUE;
+            o->html_path = v;
+        } else if (!strcmp(a, "--bundle")) {
+            NEEDS_VALUE;
+            o->bundle_dir = v;
+        }
+        /* End of the report formats. */
+        else {
             fprintf(stderr, "sandboxd-conformance explore: unknown option %s (see --help)\n", a);
             return 2;
         }

@@ -27,6 +27,10 @@ struct explore_opts {
     double shrink_seconds;
     unsigned shrink_runs;
     bool quiet;
+    /* Reports besides console and JSON, named as a run names them. */
+    const char *junit_path;
+    const char *html_path;
+    const char *bundle_dir;
 };
 
 /* 0 to run, 1 after --help, 2 on a usage error (printed on stderr). */
