@@ -195,6 +195,14 @@ def mode_variants(a, tmp, against):
         proc, doc, _ = explore(a, target + ["--seed", a.seeds.split(",")[0],
                                             "--duration", f"{a.seconds}s"], tmp, "v-" + name)
         ok &= no_finding(f"{'clean against ' if against else ''}variant set {name}", proc, doc)
+        if against and a.jobs > 1:
+            # The same concurrent jobs against both: each side judged on its
+            # own, so interleavings never make a disagreement.
+            proc, doc, _ = explore(a, target + ["--jobs", str(a.jobs), "--seed",
+                                                a.seeds.split(",")[0], "--duration",
+                                                f"{a.seconds / 2:g}s"], tmp, "vj-" + name)
+            ok &= no_finding(f"clean against variant set {name}, {a.jobs} concurrent jobs",
+                             proc, doc)
     return ok
 
 
@@ -227,20 +235,53 @@ def mode_power(a, tmp):
     # A race: writes in place tear concurrent reads. Found by concurrent
     # jobs' register check; a timing-dependent history is not shrunk.
     for fault, want in RACE_SAMPLE:
+        save = os.path.join(tmp, "race-" + fault)
         proc, doc, _ = explore(a, ["--launch", launch(a.faulty, fault), "--seed", "3",
-                                   "--jobs", "3", "--duration", f"{a.bound}s"], tmp, "r-" + fault)
+                                   "--jobs", "3", "--duration", f"{a.bound}s",
+                                   "--shrink-time", "10", "--save", save], tmp, "r-" + fault)
         f = doc["findings"][0] if doc and doc["findings"] else None
-        good = proc.returncode == 1 and f and f["clause"] == want and doc["seconds"] <= a.bound
+        good = bool(proc.returncode == 1 and f and f["clause"] == want and
+                    doc["seconds"] <= a.bound and f.get("concurrent_jobs") and f.get("confirmed"))
         print(f"{fault}: {f['clause'] if f else 'NOT FOUND'} with 3 concurrent jobs after "
               f"{doc['operations'] if doc else '-'} operations "
-              f"({doc['seconds'] if doc else 0:.1f} s){'' if good else '  <- FAILS the proof'}",
-              flush=True)
+              f"({doc['seconds'] if doc else 0:.1f} s), shrunk to "
+              f"{f.get('concurrent_jobs') if f else '-'} jobs and "
+              f"{f.get('concurrent_operations') if f else '-'} operations in "
+              f"{f.get('shrink_seconds', 0) if f else 0:.1f} s"
+              f"{'' if good else '  <- FAILS the proof'}", flush=True)
         if not good:
             print(proc.stdout)
-        ok &= bool(good)
+        ok &= good
+        if good:
+            # Its concurrent replay file shows the race again.
+            replay = os.path.join(save, f"explore-3-{want}.replay.json")
+            rproc, rdoc, _ = explore(a, ["--launch", launch(a.faulty, fault), "--replay", replay,
+                                         "--no-shrink"], tmp, "rr-" + fault)
+            again = bool(rproc.returncode == 1 and rdoc and rdoc["findings"] and
+                         rdoc["findings"][0]["clause"] == want)
+            print(f"{fault}: the concurrent replay file "
+                  f"{'reproduces' if again else 'does NOT reproduce'} {want}", flush=True)
+            ok &= again
     print(f"power sample: {len(POWER_SAMPLE) + len(RACE_SAMPLE)} faults in "
           f"{time.time() - t0:.0f} s")
     return ok
+
+
+def against_race(a, tmp):
+    """Concurrent jobs in differential mode: the race of one side is found by
+    its register check and named on that side."""
+    proc, doc, _ = explore(a, ["--launch-bundled", a.daemon, "--against-launch",
+                               launch(a.faulty, a.race_fault), "--seed", "3", "--jobs", "3",
+                               "--duration", f"{a.bound}s", "--no-shrink"], tmp, "ar")
+    f = doc["findings"][0] if doc and doc["findings"] else None
+    good = bool(proc.returncode == 1 and f and f["clause"] == "C1" and
+                f["deviating_side"] == "B" and f.get("concurrent_jobs"))
+    print(f"{a.race_fault} with 3 concurrent jobs against the clean daemon: "
+          f"{f['clause'] + ', deviating side ' + f['deviating_side'] if f else 'NOT FOUND'}"
+          f"{'' if good else '  <- FAILS the proof'}", flush=True)
+    if not good:
+        print(proc.stdout)
+    return good
 
 
 def mode_against_fault(a, tmp):
@@ -262,7 +303,10 @@ def mode_against_fault(a, tmp):
                     rdoc["findings"][0]["clause"] == f["clause"])
         print(f"the bundle's replay file {'reproduces' if replayed else 'does NOT reproduce'} "
               f"{f['clause']} on the faulty daemon")
-        return not check_reports(a, base, doc) and bool(replayed)
+        good = not check_reports(a, base, doc) and bool(replayed)
+        if a.race_fault:
+            good &= against_race(a, tmp)
+        return good
     print(proc.stdout)
     print(f"against {a.fault}: not found or the wrong side named")
     return False
@@ -401,6 +445,7 @@ def main():
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--bound", type=float, default=60)
     ap.add_argument("--fault", default="put-umask")
+    ap.add_argument("--race-fault", default="", help="against-fault: also this race, --jobs 3")
     ap.add_argument("--clauses", default="FSCPM")
     ap.add_argument("--xmllint", default="", help="validate JUnit and HTML with it")
     ap.add_argument("--junit-xsd", default=os.path.join(SRC, "suite/tests/junit.xsd"))

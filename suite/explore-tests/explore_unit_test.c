@@ -518,6 +518,75 @@ static void replay_refuses_bad_files(void **state)
 #undef HDR
 }
 
+/* A concurrent round's replay file: every job's seed and sequence back; a
+ * plain file reads as one job; bad rounds are refused with a reason. */
+static void replay_jobs_round_trip(void **state)
+{
+    (void)state;
+    struct xhist_job jobs[3];
+    for (size_t j = 0; j < 3; j++) {
+        jobs[j].seed = 100 + j;
+        jobs[j].n = 20 + j;
+        jobs[j].ops = xgen_sequence(jobs[j].seed, jobs[j].n);
+    }
+    char *text = xhist_dump_jobs(jobs, 3, 99, "C1");
+    assert_non_null(text);
+    struct xhist_job *back = NULL;
+    size_t n = 0;
+    uint64_t seed = 0;
+    bool concurrent = false;
+    char err[256];
+    assert_int_equal(
+        xhist_parse_jobs(text, strlen(text), &back, &n, &seed, &concurrent, err, sizeof err), 0);
+    assert_true(concurrent);
+    assert_int_equal(n, 3);
+    assert_true(seed == 99);
+    for (size_t j = 0; j < 3; j++) {
+        assert_true(back[j].seed == jobs[j].seed);
+        assert_int_equal(back[j].n, jobs[j].n);
+        for (size_t i = 0; i < back[j].n; i++) {
+            char *a = xop_render(&jobs[j].ops[i]), *b = xop_render(&back[j].ops[i]);
+            assert_string_equal(a, b);
+            free(a);
+            free(b);
+        }
+    }
+    xhist_jobs_free(back, n);
+    /* A plain replay file is one job, not concurrent. */
+    char *plain = xhist_dump(jobs[0].ops, jobs[0].n, 5, NULL);
+    assert_int_equal(
+        xhist_parse_jobs(plain, strlen(plain), &back, &n, &seed, &concurrent, err, sizeof err), 0);
+    assert_false(concurrent);
+    assert_int_equal(n, 1);
+    assert_int_equal(back[0].n, jobs[0].n);
+    assert_true(seed == 5 && back[0].seed == 5);
+    xhist_jobs_free(back, n);
+    free(plain);
+    /* The plain parser does not take a round. */
+    struct xop *ops = NULL;
+    assert_int_equal(xhist_parse(text, strlen(text), &ops, &n, &seed, err, sizeof err), -1);
+    free(text);
+    for (size_t j = 0; j < 3; j++)
+        free(jobs[j].ops);
+    const char *bad[] = {
+        "{\"format\":\"" XHIST_JOBS_FORMAT "\",\"jobs\":[]}",
+        "{\"format\":\"" XHIST_JOBS_FORMAT "\",\"jobs\":[7]}",
+        "{\"format\":\"" XHIST_JOBS_FORMAT "\",\"jobs\":[{\"ops\":[{\"kind\":\"get\","
+        "\"path\":\"../x\"}]}]}",
+        "{\"format\":\"" XHIST_JOBS_FORMAT "\",\"jobs\":[{\"seed\":\"1\"}]}",
+        "{\"format\":\"other\",\"jobs\":[{\"ops\":[]}]}",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        err[0] = '\0';
+        back = NULL;
+        assert_int_equal(xhist_parse_jobs(bad[i], strlen(bad[i]), &back, &n, &seed, &concurrent,
+                                          err, sizeof err),
+                         -1);
+        assert_null(back);
+        assert_true(err[0] != '\0');
+    }
+}
+
 /* ---- report files -------------------------------------------------------------------- */
 
 /* A report with one differential finding whose texts need escaping. */
@@ -699,6 +768,7 @@ int main(void)
         cmocka_unit_test(registers_identify_versions),
         cmocka_unit_test(replay_round_trip),
         cmocka_unit_test(replay_refuses_bad_files),
+        cmocka_unit_test(replay_jobs_round_trip),
         cmocka_unit_test(report_files_hold_the_findings),
         cmocka_unit_test(report_files_without_findings),
     };

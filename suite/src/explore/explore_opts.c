@@ -52,8 +52,15 @@ void explore_usage(FILE *out)
           "                      sequence in its own directory and, between its operations,\n"
           "                      PUTs and GETs of shared files; their history is checked\n"
           "                      as a register (C1, C2): a read must return a complete\n"
-          "                      version some order of the overlapping operations explains\n"
-          "  --replay FILE       run the operations of a replay file instead\n"
+          "                      version some order of the overlapping operations explains.\n"
+          "                      With --against-*, the same jobs run against each runtime in\n"
+          "                      turn, each judged on its own (concurrent answers of two\n"
+          "                      runtimes are never compared). A register finding is shrunk\n"
+          "                      as a round (fewer jobs, then fewer operations) and saved as\n"
+          "                      a concurrent replay file\n"
+          "  --replay FILE       run the operations of a replay file instead; a concurrent\n"
+          "                      one (or a plain one with --jobs N, on N connections) runs\n"
+          "                      as a round, repeated up to 3 times until something shows\n"
           "  --json FILE         write the report as JSON\n"
           "  --junit FILE        JUnit XML: a testcase per operation kind, a failing one per\n"
           "                      finding (clause, answers, minimal reproduction, seed)\n"
@@ -221,12 +228,6 @@ int explore_parse_args(int argc, char **argv, struct explore_opts *o)
         fprintf(stderr, "sandboxd-conformance explore: bad value for %s: %s\n", a, v);
         return 2;
 #undef NEEDS_VALUE
-    }
-    if (o->jobs > 1 && (o->against || o->replay_path)) {
-        fputs("sandboxd-conformance explore: --jobs above 1 runs against one runtime and "
-              "without --replay\n",
-              stderr);
-        return 2;
     }
     int targets = (o->a.grpc || o->a.rest) + (o->a.launch != NULL) + (o->a.bundled != NULL);
     int others = (o->b.grpc || o->b.rest) + (o->b.launch != NULL) + (o->b.bundled != NULL);

@@ -44,7 +44,12 @@ static void write_reproduction(FILE *f, const struct xreport_finding *x)
 
 static const char *reproduction_state(const struct xreport_finding *x)
 {
-    if (!x->minimal) return "no reproduction (a concurrent history; it depends on timing)";
+    if (x->concurrent)
+        return !x->shrunk     ? "a round of concurrent jobs (replay file), not shrunk"
+               : x->confirmed ? "a round of concurrent jobs (replay file), shrunk, confirmed by "
+                                "a re-run"
+                              : "a round of concurrent jobs (replay file), shrunk, NOT confirmed";
+    if (!x->minimal) return "no reproduction";
     if (!x->shrunk) return "the sequence up to the failing operation (not shrunk)";
     if (x->runtime_lost) return "the sequence as far as it went (the runtime stopped answering)";
     return x->confirmed ? "minimal, confirmed by a re-run" : "minimal, NOT confirmed by a re-run";
@@ -182,6 +187,12 @@ static void html_finding(FILE *f, size_t i, const struct xreport_finding *x)
     html_row(f, x->side ? "Deviating answer" : "Observed", x->observed);
     html_row(f, "Other runtime's answer", x->observed_b);
     html_row(f, "Reproduction", reproduction_state(x));
+    if (x->concurrent) {
+        char s[160];
+        snprintf(s, sizeof s, "%zu jobs, %zu operations of their own (from %zu jobs, %zu)",
+                 x->conc_jobs, x->conc_ops, x->conc_jobs_before, x->conc_ops_before);
+        html_row(f, "Concurrent round", s);
+    }
     if (x->shrunk) {
         char s[96];
         snprintf(s, sizeof s, "%u runs, %.1f s%s", x->shrink.runs, x->shrink.seconds,
