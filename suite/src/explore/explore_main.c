@@ -376,11 +376,12 @@ static int run_jobs(struct explore *e, struct xhist_job *spec, size_t n, uint64_
             double s0 = now_s();
             xround_run(&t, spec, n, &s[i]);
             e->rep.seconds += now_s() - s0;
-            e->rep.contended += s[i].contended;
-            for (size_t j = 0; j < n && s[i].jobs; j++) {
+            /* Counted once, as lockstep sequences are: the target's side. */
+            if (i == 0) e->rep.contended += s[i].contended;
+            for (size_t j = 0; j < n && s[i].jobs && i == 0; j++) {
                 e->rep.sequences++;
                 e->rep.ops_run += s[i].jobs[j].ops_run + s[i].jobs[j].contended;
-                if (i == 0) xcov_merge(&e->rep.cov, &s[i].jobs[j].cov);
+                xcov_merge(&e->rep.cov, &s[i].jobs[j].cov);
             }
             if (s[i].setup_failed) {
                 fprintf(stderr, "sandboxd-conformance explore: %scannot create the workspace: %s\n",
