@@ -421,6 +421,8 @@ def mode_long(a, tmp):
         targets.append((f"clean against {name}",
                         ["--launch-bundled", a.daemon, "--against-launch",
                          variant_launch(a, members, variants)] + jobs))
+    if a.only:
+        targets = [t for t in targets if t[0] in a.only.split(",")]
     print("| target | jobs | operations | seconds | operations/s | findings | "
           "open differences |")
     print("|---|---|---|---|---|---|---|", flush=True)
@@ -449,7 +451,8 @@ def main():
     ap.add_argument("--clauses", default="FSCPM")
     ap.add_argument("--xmllint", default="", help="validate JUnit and HTML with it")
     ap.add_argument("--junit-xsd", default=os.path.join(SRC, "suite/tests/junit.xsd"))
-    ap.add_argument("--only", default="", help="all-faults: these faults (comma-separated)")
+    ap.add_argument("--only", default="", help="all-faults: these faults; long: these targets "
+                    "(comma-separated)")
     ap.add_argument("--shrink-time", type=float, default=60)
     ap.add_argument("--shard", default="1/1", help="all-faults: the K-th of every N faults")
     ap.add_argument("--parallel", type=int, default=2, help="long: targets at a time")

@@ -10,8 +10,9 @@
 # Each writes a Markdown table in OUT (default explore-long-runs/).
 # Usage: long_runs.sh targets|faults|all [BUILD_DIR] [OUT]
 #   faults run in FAULT_SHARDS (default 2) parallel shards.
-# Environment: SECONDS_PER_TARGET, FAULT_BOUND, SHRINK_TIME, JOBS, ONLY,
-# FAULT_SHARDS.
+# Environment: SECONDS_PER_TARGET, FAULT_BOUND, SHRINK_TIME, JOBS (concurrent
+# jobs of every target), ONLY (these faults, or these targets: "clean",
+# "variant set SET", "clean against SET"), FAULT_SHARDS.
 set -euo pipefail
 mode=${1:?usage: long_runs.sh targets|faults|all [BUILD_DIR] [OUT]}
 build=$(cd "${2:-build}" && pwd)
@@ -24,7 +25,7 @@ e2e=(nice -n 19 python3 "$here/explore_e2e.py" --suite "$build/suite/sandboxd-co
 
 targets() {
     "${e2e[@]}" long --seconds "${SECONDS_PER_TARGET:-600}" --jobs "${JOBS:-1}" \
-        --seeds 11 --parallel 2 | tee "$out/targets.md"
+        --seeds 11 --parallel 2 ${ONLY:+--only "$ONLY"} | tee "$out/targets${JOBS:+-jobs$JOBS}.md"
 }
 faults() {
     local n=${FAULT_SHARDS:-2} pids=() k
