@@ -238,7 +238,7 @@ def mode_power(a, tmp):
         save = os.path.join(tmp, "race-" + fault)
         proc, doc, _ = explore(a, ["--launch", launch(a.faulty, fault), "--seed", "3",
                                    "--jobs", "3", "--duration", f"{a.bound}s",
-                                   "--shrink-time", "10", "--save", save], tmp, "r-" + fault)
+                                   "--shrink-time", "6", "--save", save], tmp, "r-" + fault)
         f = doc["findings"][0] if doc and doc["findings"] else None
         good = bool(proc.returncode == 1 and f and f["clause"] == want and
                     doc["seconds"] <= a.bound and f.get("concurrent_jobs") and f.get("confirmed"))
