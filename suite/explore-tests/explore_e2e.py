@@ -14,8 +14,13 @@ Modes:
   against-fault    the clean daemon against one fault: found, and the
                    faulty side (B) named;
   all-faults       every fault of the F, S, C, P and M clauses (fault_table.def),
-                   each run for --bound seconds: prints the table of what
-                   explore finds (not a test: the documented longer run).
+                   each run for --bound seconds, next to the time the cases
+                   mapped to it (faults.tsv) take to catch it, run alone:
+                   prints the table of what explore finds (not a test: the
+                   documented longer run, long_runs.sh);
+  long             --seconds per target (clean, each variant set, the clean
+                   daemon against each set), --parallel targets at a time:
+                   prints the table of operations and findings (long_runs.sh).
 Every run is launched by explore itself on loopback ports over a private
 root; nothing runs against the host."""
 import argparse
@@ -55,13 +60,73 @@ def explore(a, extra, tmp, name):
     cmd = [a.suite, "explore", "--quiet", "--json", out] + extra
     t0 = time.time()
     proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                          timeout=a.bound * 4 + 120)
+                          timeout=max(a.bound * 4, a.seconds * 2) + 120)
     took = time.time() - t0
     doc = None
     if os.path.exists(out):
         with open(out, encoding="utf-8") as f:
             doc = json.load(f)
     return proc, doc, took
+
+
+# A value given to the launched runtime's environment: it must appear in no
+# report (the suite's rule for what a user gives it).
+SECRET = "sbx-explore-secret-0d5b1f"
+
+
+def report_args(tmp, name):
+    base = os.path.join(tmp, name)
+    return ["--junit", base + ".junit.xml", "--html", base + ".html", "--bundle",
+            base + ".bundle"], base
+
+
+def check_reports(a, base, doc):
+    """The JUnit, HTML and bundle of a run: valid, holding what the JSON
+    holds, without the secret. Returns a list of problems."""
+    bad = []
+    files = [base + ".junit.xml", base + ".html"]
+    for root, _, names in os.walk(base + ".bundle"):
+        files += [os.path.join(root, n) for n in names]
+    want = {"explore.json", "junit.xml", "report.html", "report.txt", "README.txt"}
+    have = set(os.listdir(base + ".bundle")) if os.path.isdir(base + ".bundle") else set()
+    if want - have:
+        bad.append(f"bundle lacks {sorted(want - have)}")
+    for path in files:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            if SECRET in f.read():
+                bad.append(f"the launch environment's value is in {path}")
+    if a.xmllint:
+        for j in (base + ".junit.xml", os.path.join(base + ".bundle", "junit.xml")):
+            p = subprocess.run([a.xmllint, "--noout", "--schema", a.junit_xsd, j],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            if p.returncode:
+                bad.append(f"{j} does not validate: {p.stdout[-300:]}")
+        for flags in (["--html"], []):
+            p = subprocess.run([a.xmllint, "--noout"] + flags + [base + ".html"],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            if p.returncode or p.stdout:
+                bad.append(f"HTML {' '.join(flags) or 'as XML'}: {p.stdout[:300]}")
+    with open(base + ".html", encoding="utf-8") as f:
+        page = f.read()
+    with open(base + ".junit.xml", encoding="utf-8") as f:
+        junit = f.read()
+    if doc["seed"] not in page or doc["seed"] not in junit:
+        bad.append("the seed is missing")
+    for kind in doc["coverage"]:
+        if f">{kind}<" not in page or f'name="{kind}"' not in junit:
+            bad.append(f"coverage of {kind} is missing")
+    if junit.count("<failure ") != len(doc["findings"]):
+        bad.append("JUnit: not one failure per finding")
+    for x in doc["findings"]:
+        if f"clause {x['clause']}" not in page:
+            bad.append(f"HTML: finding of {x['clause']} is missing")
+        for op in x.get("minimal", []):
+            esc = op.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+            if esc not in page:
+                bad.append(f"HTML: reproduction step {op!r} is missing")
+    for b in bad:
+        print("REPORTS:", b, flush=True)
+    return bad
 
 
 def load_variants():
@@ -103,10 +168,16 @@ def no_finding(label, proc, doc):
 
 def mode_clean(a, tmp):
     ok = True
-    for seed in a.seeds.split(","):
+    for i, seed in enumerate(a.seeds.split(",")):
+        # The first run also writes every report format, the runtime given
+        # a secret in its environment.
+        reports, base = report_args(tmp, "clean-" + seed) if i == 0 else ([], None)
         proc, doc, _ = explore(a, ["--launch-bundled", a.daemon, "--seed", seed,
-                                   "--duration", f"{a.seconds}s"], tmp, "clean-" + seed)
+                                   "--launch-env", "SBX_EXPLORE_TOKEN=" + SECRET,
+                                   "--duration", f"{a.seconds}s"] + reports, tmp, "clean-" + seed)
         ok &= no_finding(f"clean daemon, seed {seed}", proc, doc)
+        if base and doc:
+            ok &= not check_reports(a, base, doc)
     for seed in a.jobs_seeds.split(",") if a.jobs_seeds else []:
         proc, doc, _ = explore(a, ["--launch-bundled", a.daemon, "--seed", seed, "--jobs",
                                    str(a.jobs), "--duration", f"{a.seconds}s"], tmp, "jobs-" + seed)
@@ -124,6 +195,14 @@ def mode_variants(a, tmp, against):
         proc, doc, _ = explore(a, target + ["--seed", a.seeds.split(",")[0],
                                             "--duration", f"{a.seconds}s"], tmp, "v-" + name)
         ok &= no_finding(f"{'clean against ' if against else ''}variant set {name}", proc, doc)
+        if against and a.jobs > 1:
+            # The same concurrent jobs against both: each side judged on its
+            # own, so interleavings never make a disagreement.
+            proc, doc, _ = explore(a, target + ["--jobs", str(a.jobs), "--seed",
+                                                a.seeds.split(",")[0], "--duration",
+                                                f"{a.seconds / 2:g}s"], tmp, "vj-" + name)
+            ok &= no_finding(f"clean against variant set {name}, {a.jobs} concurrent jobs",
+                             proc, doc)
     return ok
 
 
@@ -156,35 +235,124 @@ def mode_power(a, tmp):
     # A race: writes in place tear concurrent reads. Found by concurrent
     # jobs' register check; a timing-dependent history is not shrunk.
     for fault, want in RACE_SAMPLE:
+        save = os.path.join(tmp, "race-" + fault)
         proc, doc, _ = explore(a, ["--launch", launch(a.faulty, fault), "--seed", "3",
-                                   "--jobs", "3", "--duration", f"{a.bound}s"], tmp, "r-" + fault)
+                                   "--jobs", "3", "--duration", f"{a.bound}s",
+                                   "--shrink-time", "6", "--save", save], tmp, "r-" + fault)
         f = doc["findings"][0] if doc and doc["findings"] else None
-        good = proc.returncode == 1 and f and f["clause"] == want and doc["seconds"] <= a.bound
+        good = bool(proc.returncode == 1 and f and f["clause"] == want and
+                    doc["seconds"] <= a.bound and f.get("concurrent_jobs") and f.get("confirmed"))
         print(f"{fault}: {f['clause'] if f else 'NOT FOUND'} with 3 concurrent jobs after "
               f"{doc['operations'] if doc else '-'} operations "
-              f"({doc['seconds'] if doc else 0:.1f} s){'' if good else '  <- FAILS the proof'}",
-              flush=True)
+              f"({doc['seconds'] if doc else 0:.1f} s), shrunk to "
+              f"{f.get('concurrent_jobs') if f else '-'} jobs and "
+              f"{f.get('concurrent_operations') if f else '-'} operations in "
+              f"{f.get('shrink_seconds', 0) if f else 0:.1f} s"
+              f"{'' if good else '  <- FAILS the proof'}", flush=True)
         if not good:
             print(proc.stdout)
-        ok &= bool(good)
+        ok &= good
+        if good:
+            # Its concurrent replay file shows the race again.
+            replay = os.path.join(save, f"explore-3-{want}.replay.json")
+            rproc, rdoc, _ = explore(a, ["--launch", launch(a.faulty, fault), "--replay", replay,
+                                         "--no-shrink"], tmp, "rr-" + fault)
+            again = bool(rproc.returncode == 1 and rdoc and rdoc["findings"] and
+                         rdoc["findings"][0]["clause"] == want)
+            print(f"{fault}: the concurrent replay file "
+                  f"{'reproduces' if again else 'does NOT reproduce'} {want}", flush=True)
+            ok &= again
     print(f"power sample: {len(POWER_SAMPLE) + len(RACE_SAMPLE)} faults in "
           f"{time.time() - t0:.0f} s")
     return ok
 
 
+def against_race(a, tmp):
+    """Concurrent jobs in differential mode: the race of one side is found by
+    its register check and named on that side."""
+    proc, doc, _ = explore(a, ["--launch-bundled", a.daemon, "--against-launch",
+                               launch(a.faulty, a.race_fault), "--seed", "3", "--jobs", "3",
+                               "--duration", f"{a.bound}s", "--no-shrink"], tmp, "ar")
+    f = doc["findings"][0] if doc and doc["findings"] else None
+    good = bool(proc.returncode == 1 and f and f["clause"] == "C1" and
+                f["deviating_side"] == "B" and f.get("concurrent_jobs"))
+    print(f"{a.race_fault} with 3 concurrent jobs against the clean daemon: "
+          f"{f['clause'] + ', deviating side ' + f['deviating_side'] if f else 'NOT FOUND'}"
+          f"{'' if good else '  <- FAILS the proof'}", flush=True)
+    if not good:
+        print(proc.stdout)
+    return good
+
+
 def mode_against_fault(a, tmp):
+    reports, base = report_args(tmp, "af")
     proc, doc, _ = explore(a, ["--launch-bundled", a.daemon, "--against-launch",
                                launch(a.faulty, a.fault), "--seed", "7",
-                               "--duration", f"{a.bound}s", "--shrink-time", "45"],
+                               "--launch-env", "SBX_EXPLORE_TOKEN=" + SECRET,
+                               "--duration", f"{a.bound}s", "--shrink-time", "45"] + reports,
                            tmp, "af")
     f = doc["findings"][0] if doc and doc["findings"] else None
     if proc.returncode == 1 and f and f["deviating_side"] == "B" and f.get("confirmed"):
         print(f"{a.fault}: found ({f['clause']}), deviating side B (the faulty daemon); "
               f"other side answered: {f['observed_other']}")
-        return True
+        # The bundle's replay file reproduces the finding on the faulty side.
+        replay = os.path.join(base + ".bundle", "findings", f"1-{f['clause']}.replay.json")
+        rproc, rdoc, _ = explore(a, ["--launch", launch(a.faulty, a.fault), "--replay", replay,
+                                     "--no-shrink"], tmp, "af-replay")
+        replayed = (rproc.returncode == 1 and rdoc and rdoc["findings"] and
+                    rdoc["findings"][0]["clause"] == f["clause"])
+        print(f"the bundle's replay file {'reproduces' if replayed else 'does NOT reproduce'} "
+              f"{f['clause']} on the faulty daemon")
+        good = not check_reports(a, base, doc) and bool(replayed)
+        if a.race_fault:
+            good &= against_race(a, tmp)
+        return good
     print(proc.stdout)
     print(f"against {a.fault}: not found or the wrong side named")
     return False
+
+
+def load_catching_cases():
+    """fault -> the case IDs that catch it (cases/*/faults.tsv)."""
+    matrix = {}
+    for root, _, files in os.walk(os.path.join(SRC, "cases")):
+        if "faults.tsv" not in files:
+            continue
+        with open(os.path.join(root, "faults.tsv"), encoding="utf-8") as f:
+            for line in f:
+                cols = line.split("#", 1)[0].split()
+                if len(cols) >= 2:
+                    matrix.setdefault(cols[1], []).append(cols[0])
+    return matrix
+
+
+def cases_time(a, fault, ids, tmp):
+    """Runs the cases that catch fault alone against it: (caught, wall
+    seconds of the run, seconds of the quickest catching case)."""
+    if not ids:
+        return False, 0.0, None
+    out = os.path.join(tmp, "cases-" + fault + ".json")
+    cmd = [a.suite, "--launch", launch(a.faulty, fault), "--json", out, "--jobs", "2",
+           "--seed", "1", "--quiet", "--focus", "^(" + "|".join(sorted(set(ids))) + ")( |$)"]
+    t0 = time.time()
+    try:
+        subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=600)
+    except subprocess.TimeoutExpired:
+        return False, time.time() - t0, None
+    wall = time.time() - t0
+    if not os.path.exists(out):
+        return False, wall, None
+    with open(out, encoding="utf-8") as f:
+        doc = json.load(f)
+    caught = [c.get("duration_seconds", 0.0) for c in doc.get("cases", [])
+              if c.get("outcome") in ("fail", "timeout")]
+    return bool(caught), wall, min(caught) if caught else None
+
+
+def why_not_found(doc, proc):
+    if proc.returncode not in (0, 1):
+        return f"explore exit {proc.returncode}"
+    return "no operation explore generates shows it"
 
 
 def mode_all_faults(a, tmp):
@@ -197,30 +365,79 @@ def mode_all_faults(a, tmp):
                 continue
             if any(c.strip()[:1] in a.clauses for c in clauses.split(",")):
                 faults.append((name, clauses))
-    print(f"| fault | clauses | found | clause cited | operations | seconds | minimal | shrink s |")
-    print("|---|---|---|---|---|---|---|---|")
+    if a.only:
+        faults = [f for f in faults if f[0] in a.only.split(",")]
+    k, n = (int(x) for x in a.shard.split("/"))
+    faults = faults[k - 1::n]
+    catching = load_catching_cases()
+    print("| fault | clauses | found | clause cited | time to find s | operations | "
+          "minimal | shrink s | cases' time s (run) |")
+    print("|---|---|---|---|---|---|---|---|---|", flush=True)
     found = 0
     for name, clauses in faults:
-        proc, doc, took = explore(a, ["--launch", launch(a.faulty, name), "--seed", "7",
-                                      "--duration", f"{a.bound}s", "--shrink-time", "60"],
-                                  tmp, "all-" + name)
+        args = ["--launch", launch(a.faulty, name), "--seed", "7", "--duration", f"{a.bound}s",
+                "--shrink-time", f"{a.shrink_time:g}"]
+        proc, doc, took = explore(a, args, tmp, "all-" + name)
+        if proc.returncode == 0 and "C" in clauses:
+            # A race of the C clauses shows between connections: the same
+            # bound again with concurrent jobs (their register check).
+            proc, doc, took = explore(a, args + ["--jobs", "3"], tmp, "all-j-" + name)
+        caught, wall, quickest = cases_time(a, name, catching.get(name, []), tmp)
+        ctime = (f"{quickest:.1f} ({wall:.0f})" if caught else f"not caught ({wall:.0f})")
         if proc.returncode == 1 and doc and doc["findings"]:
             f = doc["findings"][0]
             found += 1
-            print(f"| {name} | {clauses} | yes | {f['clause']} | {doc['operations']} | "
-                  f"{doc['seconds']:.1f} | {f.get('minimal_length', '-')} | "
-                  f"{f.get('shrink_seconds', 0):.1f} |", flush=True)
+            print(f"| {name} | {clauses} | yes | {f['clause']} | {doc['seconds']:.1f} | "
+                  f"{doc['operations']} | {f.get('minimal_length', '-')} | "
+                  f"{f.get('shrink_seconds', 0):.1f} | {ctime} |", flush=True)
         else:
             ops = doc["operations"] if doc else "-"
-            print(f"| {name} | {clauses} | no | - | {ops} | {took:.0f} | - | - |", flush=True)
+            print(f"| {name} | {clauses} | no: {why_not_found(doc, proc)} | - | - | {ops} | - | "
+                  f"- | {ctime} |", flush=True)
     print(f"\n{found} of {len(faults)} faults found")
     return True
+
+
+def long_target(a, tmp, label, target):
+    proc, doc, took = explore(a, target + ["--seed", a.seeds.split(",")[0],
+                                           "--duration", f"{a.seconds:g}s"], tmp,
+                              "long-" + re.sub(r"\W", "_", label))
+    if not doc:
+        return f"| {label} | - | - | - | - | explore exit {proc.returncode} |"
+    return (f"| {label} | {doc['jobs']} | {doc['operations']} | {doc['seconds']:.0f} | "
+            f"{doc['operations_per_second']:.1f} | {len(doc['findings'])} | "
+            f"{doc['open_disagreements']} |")
+
+
+def mode_long(a, tmp):
+    from concurrent.futures import ThreadPoolExecutor
+    variants, sets = load_variants()
+    jobs = ["--jobs", str(a.jobs)] if a.jobs > 1 else []
+    targets = [("clean", ["--launch-bundled", a.daemon] + jobs)]
+    for name, members in sets.items():
+        targets.append((f"variant set {name}",
+                        ["--launch", variant_launch(a, members, variants)] + jobs))
+    for name, members in sets.items():
+        targets.append((f"clean against {name}",
+                        ["--launch-bundled", a.daemon, "--against-launch",
+                         variant_launch(a, members, variants)] + jobs))
+    if a.only:
+        targets = [t for t in targets if t[0] in a.only.split(",")]
+    print("| target | jobs | operations | seconds | operations/s | findings | "
+          "open differences |")
+    print("|---|---|---|---|---|---|---|", flush=True)
+    ok = True
+    with ThreadPoolExecutor(max_workers=a.parallel) as pool:
+        for line in pool.map(lambda t: long_target(a, tmp, *t), targets):
+            print(line, flush=True)
+            ok &= line.split("|")[6].strip() == "0"
+    return ok
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("mode", choices=["clean", "variants", "against-variants", "power",
-                                     "against-fault", "all-faults"])
+                                     "against-fault", "all-faults", "long"])
     ap.add_argument("--suite", required=True)
     ap.add_argument("--daemon", required=True)
     ap.add_argument("--faulty", required=True)
@@ -230,8 +447,18 @@ def main():
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--bound", type=float, default=60)
     ap.add_argument("--fault", default="put-umask")
+    ap.add_argument("--race-fault", default="", help="against-fault: also this race, --jobs 3")
     ap.add_argument("--clauses", default="FSCPM")
+    ap.add_argument("--xmllint", default="", help="validate JUnit and HTML with it")
+    ap.add_argument("--junit-xsd", default=os.path.join(SRC, "suite/tests/junit.xsd"))
+    ap.add_argument("--only", default="", help="all-faults: these faults; long: these targets "
+                    "(comma-separated)")
+    ap.add_argument("--shrink-time", type=float, default=60)
+    ap.add_argument("--shard", default="1/1", help="all-faults: the K-th of every N faults")
+    ap.add_argument("--parallel", type=int, default=2, help="long: targets at a time")
     a = ap.parse_args()
+    if a.xmllint.endswith("NOTFOUND"):
+        a.xmllint = ""
     with tempfile.TemporaryDirectory(prefix="sbx-explore-e2e-") as tmp:
         if a.mode == "clean":
             ok = mode_clean(a, tmp)
@@ -243,6 +470,8 @@ def main():
             ok = mode_power(a, tmp)
         elif a.mode == "against-fault":
             ok = mode_against_fault(a, tmp)
+        elif a.mode == "long":
+            ok = mode_long(a, tmp)
         else:
             ok = mode_all_faults(a, tmp)
     sys.exit(0 if ok else 1)

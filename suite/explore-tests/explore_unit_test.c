@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests of explore: the generator's determinism, the model's verdicts
  * on hand-written histories, the shrinker on a synthetic predicate and the
- * replay file parser. */
+ * replay file parser, the report writers. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "explore_answer.h"
 #include "explore_gen.h"
@@ -19,6 +20,8 @@
 #include "explore_model.h"
 #include "explore_op.h"
 #include "explore_registers.h"
+#include "explore_report.h"
+#include "explore_report_files.h"
 #include "explore_shrink.h"
 #include "sbx_grpc_status.h"
 
@@ -270,6 +273,29 @@ static void model_links_in_unknown_places(void **state)
     xmodel_free(&m);
 }
 
+/* An open outcome reached through a linked directory: the file under its
+ * own name is unknown afterwards too (found by a 10-minute run against the
+ * rest-a variants, which ignore a trailing slash after a file name). */
+static void model_open_outcome_through_link(void **state)
+{
+    (void)state;
+    struct xmodel m;
+    xmodel_init(&m);
+    struct xop put = op_of(XOP_PUT, "d/f");
+    put.size = 4;
+    assert_string_equal(step(&m, &put, http(204, NULL, NULL)), "");
+    struct xop ln = op_of(XOP_SYMLINK, "l");
+    snprintf(ln.target, sizeof ln.target, "d");
+    assert_string_equal(step(&m, &ln, grpc(0)), "");
+    struct xop slash = op_of(XOP_PUT, "l/f");
+    slash.size = 2;
+    slash.trailing_slash = true;
+    assert_string_equal(step(&m, &slash, http(204, NULL, NULL)), "");
+    struct xop get = op_of(XOP_GET, "d/f");
+    assert_string_equal(step(&m, &get, file_body(&slash)), "");
+    xmodel_free(&m);
+}
+
 static void model_listing(void **state)
 {
     (void)state;
@@ -515,6 +541,238 @@ static void replay_refuses_bad_files(void **state)
 #undef HDR
 }
 
+/* A concurrent round's replay file: every job's seed and sequence back; a
+ * plain file reads as one job; bad rounds are refused with a reason. */
+static void replay_jobs_round_trip(void **state)
+{
+    (void)state;
+    struct xhist_job jobs[3];
+    for (size_t j = 0; j < 3; j++) {
+        jobs[j].seed = 100 + j;
+        jobs[j].n = 20 + j;
+        jobs[j].ops = xgen_sequence(jobs[j].seed, jobs[j].n);
+    }
+    char *text = xhist_dump_jobs(jobs, 3, 99, "C1");
+    assert_non_null(text);
+    struct xhist_job *back = NULL;
+    size_t n = 0;
+    uint64_t seed = 0;
+    bool concurrent = false;
+    char err[256];
+    assert_int_equal(
+        xhist_parse_jobs(text, strlen(text), &back, &n, &seed, &concurrent, err, sizeof err), 0);
+    assert_true(concurrent);
+    assert_int_equal(n, 3);
+    assert_true(seed == 99);
+    for (size_t j = 0; j < 3; j++) {
+        assert_true(back[j].seed == jobs[j].seed);
+        assert_int_equal(back[j].n, jobs[j].n);
+        for (size_t i = 0; i < back[j].n; i++) {
+            char *a = xop_render(&jobs[j].ops[i]), *b = xop_render(&back[j].ops[i]);
+            assert_string_equal(a, b);
+            free(a);
+            free(b);
+        }
+    }
+    xhist_jobs_free(back, n);
+    /* A plain replay file is one job, not concurrent. */
+    char *plain = xhist_dump(jobs[0].ops, jobs[0].n, 5, NULL);
+    assert_int_equal(
+        xhist_parse_jobs(plain, strlen(plain), &back, &n, &seed, &concurrent, err, sizeof err), 0);
+    assert_false(concurrent);
+    assert_int_equal(n, 1);
+    assert_int_equal(back[0].n, jobs[0].n);
+    assert_true(seed == 5 && back[0].seed == 5);
+    xhist_jobs_free(back, n);
+    free(plain);
+    /* The plain parser does not take a round. */
+    struct xop *ops = NULL;
+    assert_int_equal(xhist_parse(text, strlen(text), &ops, &n, &seed, err, sizeof err), -1);
+    free(text);
+    for (size_t j = 0; j < 3; j++)
+        free(jobs[j].ops);
+    const char *bad[] = {
+        "{\"format\":\"" XHIST_JOBS_FORMAT "\",\"jobs\":[]}",
+        "{\"format\":\"" XHIST_JOBS_FORMAT "\",\"jobs\":[7]}",
+        "{\"format\":\"" XHIST_JOBS_FORMAT "\",\"jobs\":[{\"ops\":[{\"kind\":\"get\","
+        "\"path\":\"../x\"}]}]}",
+        "{\"format\":\"" XHIST_JOBS_FORMAT "\",\"jobs\":[{\"seed\":\"1\"}]}",
+        "{\"format\":\"other\",\"jobs\":[{\"ops\":[]}]}",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        err[0] = '\0';
+        back = NULL;
+        assert_int_equal(xhist_parse_jobs(bad[i], strlen(bad[i]), &back, &n, &seed, &concurrent,
+                                          err, sizeof err),
+                         -1);
+        assert_null(back);
+        assert_true(err[0] != '\0');
+    }
+}
+
+/* ---- report files -------------------------------------------------------------------- */
+
+/* A report with one differential finding whose texts need escaping. */
+static void sample_report(struct xreport *r)
+{
+    memset(r, 0, sizeof *r);
+    r->seed = 424242;
+    r->jobs = 2;
+    r->sequences = 3;
+    r->ops_run = 450;
+    r->seconds = 9;
+    snprintf(r->target_a, sizeof r->target_a, "launch sandboxd-ref --root-dir /r");
+    snprintf(r->target_b, sizeof r->target_b, "launch sandboxd-ref-faulty --fault put-umask");
+    struct xop *ops = xgen_sequence(5, 3);
+    assert_non_null(ops);
+    for (size_t i = 0; i < 3; i++) {
+        struct xans a = {.status = i ? 404 : 201};
+        xcov_add(&r->cov, &ops[i], &a);
+    }
+    r->findings = calloc(1, sizeof *r->findings);
+    assert_non_null(r->findings);
+    r->n_findings = 1;
+    struct xreport_finding *f = &r->findings[0];
+    snprintf(f->clause, sizeof f->clause, "F3");
+    f->expected = strdup("mode 0644 <as given> & \"nothing else\"");
+    f->observed = strdup("mode 0600 </pre><script>");
+    f->observed_b = strdup("mode 0644");
+    f->side = "B";
+    f->failing_op = xop_render(&ops[2]);
+    f->seq_seed = 77;
+    f->op_index = 2;
+    f->original_len = 3;
+    f->minimal = ops;
+    f->n_minimal = 3;
+    f->shrunk = f->confirmed = true;
+    f->replay_text = xhist_dump(ops, 3, 77, "F3");
+    f->case_draft = strdup("static void x(void) { if (a < b && c) {} }\n");
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    static char buf[1 << 20];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    return strdup(buf);
+}
+
+/* What every format must hold: seed, clause, both answers, the minimal
+ * reproduction, the coverage; markup in answers escaped. */
+static void assert_report_content(const char *text, const struct xreport *r)
+{
+    assert_non_null(strstr(text, "424242"));
+    assert_non_null(strstr(text, "F3"));
+    assert_non_null(strstr(text, "mode 0644 &lt;as given&gt; &amp;"));
+    assert_non_null(strstr(text, "mode 0600 &lt;/pre&gt;&lt;script&gt;"));
+    assert_null(strstr(text, "<script"));
+    assert_non_null(strstr(text, "sandboxd-ref-faulty --fault put-umask"));
+    for (size_t k = 0; k < r->findings[0].n_minimal; k++) {
+        char *t = xop_render(&r->findings[0].minimal[k]);
+        if (!strpbrk(t, "<>&\"'")) assert_non_null(strstr(text, t));
+        free(t);
+    }
+    for (int k = 0; k < XOP__COUNT; k++)
+        if (r->cov.cells[k][0].outcome[0])
+            assert_non_null(strstr(text, xop_kind_name((enum xop_kind)k)));
+}
+
+static void report_files_hold_the_findings(void **state)
+{
+    (void)state;
+    struct xreport r;
+    sample_report(&r);
+    char dir[] = "/tmp/sbx-explore-report-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char junit[600], html[600], bundle[600], path[700];
+    snprintf(junit, sizeof junit, "%s/j.xml", dir);
+    snprintf(html, sizeof html, "%s/r.html", dir);
+    snprintf(bundle, sizeof bundle, "%s/bundle/sub", dir);
+    assert_int_equal(xreport_junit(junit, &r), 0);
+    assert_int_equal(xreport_html(html, &r), 0);
+    char err[700] = "";
+    assert_int_equal(xreport_bundle(bundle, &r, err, sizeof err), 0);
+
+    char *t = slurp(junit);
+    assert_report_content(t, &r);
+    size_t kinds = 0;
+    for (int k = 0; k < XOP__COUNT; k++)
+        kinds += r.cov.cells[k][0].outcome[0] != '\0';
+    char counts[64];
+    snprintf(counts, sizeof counts, "tests=\"%zu\" failures=\"1\"", kinds + 1);
+    assert_non_null(strstr(t, counts));
+    assert_non_null(strstr(t, "<failure message=\"clause F3, deviating side B\""));
+    free(t);
+    t = slurp(html);
+    assert_report_content(t, &r);
+    assert_non_null(strstr(t, "<!DOCTYPE html>"));
+    assert_non_null(strstr(t, "id=\"finding-1\""));
+    assert_non_null(strstr(t, "if (a &lt; b &amp;&amp; c)"));
+    free(t);
+    const char *in_bundle[] = {"explore.json",        "junit.xml",  "report.html",
+                               "report.txt",          "README.txt", "findings/1-F3.replay.json",
+                               "findings/1-F3.case.c"};
+    for (size_t i = 0; i < sizeof in_bundle / sizeof in_bundle[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", bundle, in_bundle[i]);
+        t = slurp(path);
+        assert_true(strlen(t) > 0);
+        if (i == 5) { /* the replay file replays the reproduction */
+            struct xop *back = NULL;
+            size_t n = 0;
+            uint64_t seed = 0;
+            assert_int_equal(xhist_parse(t, strlen(t), &back, &n, &seed, err, sizeof err), 0);
+            assert_int_equal(n, 3);
+            assert_true(seed == 77);
+            free(back);
+        }
+        free(t);
+        assert_int_equal(unlink(path), 0);
+    }
+    snprintf(path, sizeof path, "%s/findings", bundle);
+    assert_int_equal(rmdir(path), 0);
+    assert_int_equal(rmdir(bundle), 0);
+    snprintf(path, sizeof path, "%s/bundle", dir);
+    assert_int_equal(rmdir(path), 0);
+    /* A bundle that cannot be written is an error, with the reason. */
+    snprintf(path, sizeof path, "%s/file", junit);
+    assert_int_equal(xreport_bundle(path, &r, err, sizeof err), -1);
+    assert_non_null(strstr(err, "cannot write"));
+    unlink(junit);
+    unlink(html);
+    assert_int_equal(rmdir(dir), 0);
+    xreport_free(&r);
+}
+
+/* Without a finding: the JUnit has a passing testcase saying so. */
+static void report_files_without_findings(void **state)
+{
+    (void)state;
+    struct xreport r;
+    sample_report(&r);
+    xreport_free(&r);
+    char dir[] = "/tmp/sbx-explore-report-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char junit[600], html[600];
+    snprintf(junit, sizeof junit, "%s/j.xml", dir);
+    snprintf(html, sizeof html, "%s/r.html", dir);
+    assert_int_equal(xreport_junit(junit, &r), 0);
+    assert_int_equal(xreport_html(html, &r), 0);
+    char *t = slurp(junit);
+    assert_non_null(strstr(t, "failures=\"0\""));
+    assert_non_null(strstr(t, "name=\"no finding"));
+    assert_null(strstr(t, "<failure"));
+    free(t);
+    t = slurp(html);
+    assert_non_null(strstr(t, "verdict clean"));
+    free(t);
+    unlink(junit);
+    unlink(html);
+    assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -525,6 +783,7 @@ int main(void)
         cmocka_unit_test(model_modes),
         cmocka_unit_test(model_open_outcomes),
         cmocka_unit_test(model_links_in_unknown_places),
+        cmocka_unit_test(model_open_outcome_through_link),
         cmocka_unit_test(model_listing),
         cmocka_unit_test(model_processes),
         cmocka_unit_test(shrinker_finds_the_minimal_pair),
@@ -533,6 +792,9 @@ int main(void)
         cmocka_unit_test(registers_identify_versions),
         cmocka_unit_test(replay_round_trip),
         cmocka_unit_test(replay_refuses_bad_files),
+        cmocka_unit_test(replay_jobs_round_trip),
+        cmocka_unit_test(report_files_hold_the_findings),
+        cmocka_unit_test(report_files_without_findings),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

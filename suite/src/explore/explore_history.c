@@ -179,27 +179,17 @@ static void read_op(struct reader *r, struct xop *op)
         fail(r, "path", "of a DELETE must name something inside the workspace");
 }
 
-int xhist_parse(const char *text, size_t len, struct xop **ops, size_t *n, uint64_t *seed,
-                char *err, size_t err_len)
+/* The seed and "ops" of one sequence object (a replay file, or one job of a
+ * concurrent one). */
+static int parse_sequence(json_t *doc, struct xop **ops, size_t *n, uint64_t *seed, char *err,
+                          size_t err_len)
 {
     *ops = NULL;
     *n = 0;
     *seed = 0;
-    json_error_t jerr;
-    json_t *doc = json_loadb(text, len, 0, &jerr);
-    if (!doc) {
-        snprintf(err, err_len, "not JSON: %s (line %d)", jerr.text, jerr.line);
-        return -1;
-    }
-    const char *format = json_string_value(json_object_get(doc, "format"));
     json_t *arr = json_object_get(doc, "ops");
-    if (!format || strcmp(format, XHIST_FORMAT) != 0 || !json_is_array(arr) ||
-        json_array_size(arr) > XHIST_MAX_OPS) {
-        snprintf(err, err_len,
-                 "not a replay file (format " XHIST_FORMAT ", an \"ops\" array of "
-                 "at most %d operations)",
-                 XHIST_MAX_OPS);
-        json_decref(doc);
+    if (!json_is_array(arr) || json_array_size(arr) > XHIST_MAX_OPS) {
+        snprintf(err, err_len, "no \"ops\" array of at most %d operations", XHIST_MAX_OPS);
         return -1;
     }
     const char *s = json_string_value(json_object_get(doc, "seed"));
@@ -207,7 +197,6 @@ int xhist_parse(const char *text, size_t len, struct xop **ops, size_t *n, uint6
     size_t count = json_array_size(arr);
     struct xop *out = calloc(count ? count : 1, sizeof *out);
     if (!out) {
-        json_decref(doc);
         snprintf(err, err_len, "out of memory");
         return -1;
     }
@@ -221,12 +210,132 @@ int xhist_parse(const char *text, size_t len, struct xop **ops, size_t *n, uint6
         }
         read_op(&r, &out[i]);
     }
-    json_decref(doc);
     if (r.failed) {
         free(out);
         return -1;
     }
     *ops = out;
     *n = count;
+    return 0;
+}
+
+static json_t *load(const char *text, size_t len, char *err, size_t err_len)
+{
+    json_error_t jerr;
+    json_t *doc = json_loadb(text, len, 0, &jerr);
+    if (!doc) snprintf(err, err_len, "not JSON: %s (line %d)", jerr.text, jerr.line);
+    return doc;
+}
+
+int xhist_parse(const char *text, size_t len, struct xop **ops, size_t *n, uint64_t *seed,
+                char *err, size_t err_len)
+{
+    *ops = NULL;
+    *n = 0;
+    *seed = 0;
+    json_t *doc = load(text, len, err, err_len);
+    if (!doc) return -1;
+    const char *format = json_string_value(json_object_get(doc, "format"));
+    int rc = -1;
+    if (!format || strcmp(format, XHIST_FORMAT) != 0)
+        snprintf(err, err_len,
+                 "not a replay file (format " XHIST_FORMAT ", an \"ops\" array of "
+                 "at most %d operations)",
+                 XHIST_MAX_OPS);
+    else
+        rc = parse_sequence(doc, ops, n, seed, err, err_len);
+    json_decref(doc);
+    return rc;
+}
+
+/* ---- concurrent rounds -------------------------------------------------- */
+
+char *xhist_dump_jobs(const struct xhist_job *jobs, size_t n, uint64_t seed, const char *clause)
+{
+    json_t *doc = json_object();
+    json_t *arr = json_array();
+    char s[24];
+    snprintf(s, sizeof s, "%" PRIu64, seed);
+    json_object_set_new(doc, "format", json_string(XHIST_JOBS_FORMAT));
+    json_object_set_new(doc, "seed", json_string(s));
+    if (clause) json_object_set_new(doc, "clause", json_string(clause));
+    for (size_t j = 0; j < n; j++) {
+        json_t *job = json_object();
+        json_t *ops = json_array();
+        snprintf(s, sizeof s, "%" PRIu64, jobs[j].seed);
+        json_object_set_new(job, "seed", json_string(s));
+        for (size_t i = 0; i < jobs[j].n; i++)
+            json_array_append_new(ops, op_json(&jobs[j].ops[i]));
+        json_object_set_new(job, "ops", ops);
+        json_array_append_new(arr, job);
+    }
+    json_object_set_new(doc, "jobs", arr);
+    char *text = json_dumps(doc, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+    json_decref(doc);
+    return text;
+}
+
+void xhist_jobs_free(struct xhist_job *jobs, size_t n)
+{
+    for (size_t j = 0; jobs && j < n; j++)
+        free(jobs[j].ops);
+    free(jobs);
+}
+
+int xhist_parse_jobs(const char *text, size_t len, struct xhist_job **jobs, size_t *n,
+                     uint64_t *seed, bool *concurrent, char *err, size_t err_len)
+{
+    *jobs = NULL;
+    *n = 0;
+    *seed = 0;
+    *concurrent = false;
+    json_t *doc = load(text, len, err, err_len);
+    if (!doc) return -1;
+    const char *format = json_string_value(json_object_get(doc, "format"));
+    json_t *arr = json_object_get(doc, "jobs");
+    bool single = format && strcmp(format, XHIST_FORMAT) == 0;
+    size_t count = single ? 1 : json_array_size(arr);
+    if (!single && (!format || strcmp(format, XHIST_JOBS_FORMAT) != 0 || !json_is_array(arr) ||
+                    count == 0 || count > XHIST_MAX_JOBS)) {
+        snprintf(err, err_len,
+                 "not a replay file (format " XHIST_FORMAT ", or " XHIST_JOBS_FORMAT
+                 " with a \"jobs\" array of 1 to %d sequences)",
+                 XHIST_MAX_JOBS);
+        json_decref(doc);
+        return -1;
+    }
+    struct xhist_job *out = calloc(count, sizeof *out);
+    if (!out) {
+        snprintf(err, err_len, "out of memory");
+        json_decref(doc);
+        return -1;
+    }
+    size_t total = 0;
+    int rc = 0;
+    for (size_t j = 0; j < count && rc == 0; j++) {
+        json_t *o = single ? doc : json_array_get(arr, j);
+        char why[400];
+        if (!json_is_object(o)) {
+            snprintf(err, err_len, "job %zu: must be an object", j);
+            rc = -1;
+        } else if (parse_sequence(o, &out[j].ops, &out[j].n, &out[j].seed, why, sizeof why)) {
+            snprintf(err, err_len, "job %zu: %s", j, why);
+            rc = -1;
+        } else if ((total += out[j].n) > XHIST_MAX_OPS) {
+            snprintf(err, err_len, "more than %d operations in all", XHIST_MAX_OPS);
+            rc = -1;
+        }
+    }
+    const char *s = json_string_value(json_object_get(doc, "seed"));
+    if (s) *seed = strtoull(s, NULL, 10);
+    json_decref(doc);
+    if (rc != 0) {
+        *seed = 0;
+        xhist_jobs_free(out, count);
+        return -1;
+    }
+    *jobs = out;
+    *n = count;
+    *concurrent = !single;
     return 0;
 }

@@ -59,7 +59,7 @@ static void contended(struct xjob *j, struct xrng *r, uint64_t *counter)
     if (!e.write && e.status == 200)
         e.version = resp.body_truncated ? XREG_TORN
                                         : xreg_identify((const uint8_t *)resp.body, resp.body_len);
-    if (rc == 0) http_response_free(&resp);
+    http_response_free(&resp); /* filled on a transport error too */
     xreg_record(j->history, &e);
     j->contended++;
     free(body);
@@ -137,8 +137,8 @@ void xjobs_read_final(const char *grpc, const char *rest, const char *shared, ui
                 final[reg] = xreg_identify((const uint8_t *)resp.body, resp.body_len);
                 final_known[reg] = true;
             }
-            http_response_free(&resp);
         }
+        http_response_free(&resp); /* filled on a transport error too */
         free(target);
     }
 }

@@ -21,12 +21,17 @@
 #include "explore_ops.h"
 #include "explore_opts.h"
 #include "explore_report.h"
+#include "explore_report_files.h"
+#include "explore_round.h"
 #include "explore_rng.h"
 #include "explore_shrink.h"
 #include "explore_target.h"
 #include "text_util.h"
 
 #define REPLAY_MAX_BYTES (64u << 20)
+/* Runs of a concurrent round that must all pass before a replay or a
+ * shrinking step says the race is gone. */
+#define XROUND_ATTEMPTS 3
 
 struct explore {
     const struct explore_opts *o;
@@ -218,6 +223,13 @@ static void record_finding(struct explore *e, const struct xop *ops, struct seq_
             f->observed = again.f.observed;
             again.f.expected = again.f.observed = NULL;
             f->failing_op = xop_render(&f->minimal[again.at]);
+            if (again.observed_other) {
+                /* A concurrent finding has no lockstep answer of the other
+                 * side until the minimal sequence ran in lockstep. */
+                free(f->observed_b);
+                f->observed_b = again.observed_other;
+                again.observed_other = NULL;
+            }
             last = &again.last;
         }
     }
@@ -234,7 +246,8 @@ static void record_finding(struct explore *e, const struct xop *ops, struct seq_
     }
 }
 
-static int load_replay(const char *path, struct xop **ops, size_t *n, uint64_t *seed)
+static int load_replay(const char *path, struct xhist_job **jobs, size_t *n, uint64_t *seed,
+                       bool *concurrent)
 {
     FILE *f = fopen(path, "rb");
     if (!f) {
@@ -250,7 +263,7 @@ static int load_replay(const char *path, struct xop **ops, size_t *n, uint64_t *
         free(buf);
         return 2;
     }
-    int rc = xhist_parse(buf, len, ops, n, seed, err, sizeof err);
+    int rc = xhist_parse_jobs(buf, len, jobs, n, seed, concurrent, err, sizeof err);
     free(buf);
     if (rc != 0) {
         fprintf(stderr, "sandboxd-conformance explore: --replay %s: %s\n", path, err);
@@ -272,111 +285,192 @@ static void remove_run_dir(struct explore *e)
     }
 }
 
-static void register_finding(struct explore *e, uint64_t seed, char *clause, char *expected,
-                             char *observed)
+static struct xreport_finding *new_finding(struct explore *e)
 {
     struct xreport_finding *grown =
         realloc(e->rep.findings, (e->rep.n_findings + 1) * sizeof *grown);
-    if (!grown) return;
+    if (!grown) return NULL;
     e->rep.findings = grown;
     struct xreport_finding *f = &grown[e->rep.n_findings++];
     memset(f, 0, sizeof *f);
-    snprintf(f->clause, sizeof f->clause, "%s", clause);
-    f->expected = expected;
-    f->observed = observed;
-    f->failing_op = text_fmt("concurrent PUTs and GETs of shared files (%u jobs); not shrunk: "
-                             "the history depends on timing",
-                             e->o->jobs);
-    f->seq_seed = seed;
+    return f;
 }
 
-/* One round of concurrent jobs: their own findings are shrunk as sequences
- * (run alone), the register history is checked as a whole. */
-static int run_jobs(struct explore *e, uint64_t seq_seed, unsigned round)
+static const char *side_name(bool a, bool b)
+{
+    return a && b ? "both" : a ? "A" : "B";
+}
+
+/* A round whose register history no order explains: shrunk as a round
+ * (fewer jobs, fewer operations), confirmed, written as a concurrent replay
+ * file. dev is the side whose runtime shows it. */
+static void record_round_finding(struct explore *e, struct xhist_job *spec, size_t n, uint64_t seed,
+                                 struct xround_side *s, const char *side, size_t dev)
 {
     const struct explore_opts *o = e->o;
-    struct xjob *jobs = calloc(o->jobs, sizeof *jobs);
-    struct xreg_history h;
-    if (!jobs) return 4;
-    xreg_init(&h);
-    char base[120];
-    snprintf(base, sizeof base, "%s/r%u", e->run_dir, e->run_counter++);
-    for (unsigned j = 0; j < o->jobs; j++) {
-        jobs[j].index = (int)j;
-        jobs[j].seed = j == 0 ? seq_seed : xrng_mix(seq_seed ^ (0x9E3779B97F4A7C15ull * j));
-        jobs[j].ops = xgen_sequence(jobs[j].seed, o->ops);
-        jobs[j].n = jobs[j].ops ? o->ops : 0;
-        jobs[j].grpc = e->t[0].grpc;
-        jobs[j].rest = e->t[0].rest;
-        jobs[j].history = &h;
-        snprintf(jobs[j].ws, sizeof jobs[j].ws, "%s/j%u", base, j);
-        snprintf(jobs[j].shared, sizeof jobs[j].shared, "%s/shared", base);
+    struct xreport_finding *f = new_finding(e);
+    if (!f) return;
+    snprintf(f->clause, sizeof f->clause, "%s", s->reg_clause);
+    f->expected = s->reg_expected;
+    f->observed = s->reg_observed;
+    s->reg_expected = s->reg_observed = NULL;
+    f->side = e->sides == 2 ? side : NULL;
+    if (e->sides == 2 && strcmp(side, "both") != 0)
+        f->observed_b = text_fmt("the same jobs against the other runtime: a history some order "
+                                 "of its operations explains");
+    f->seq_seed = seed;
+    struct xhist_job *min = xround_copy(spec, n);
+    size_t n_min = n;
+    size_t ops_before = 0;
+    for (size_t j = 0; j < n; j++)
+        ops_before += spec[j].n;
+    f->concurrent = true;
+    f->conc_jobs_before = n;
+    f->conc_ops_before = ops_before;
+    struct xround_target t = {e->t[dev].grpc, e->t[dev].rest, e->run_dir, &e->run_counter};
+    if (min && o->shrink) {
+        if (!o->quiet)
+            fprintf(stderr, "explore: %s finding in a round of %zu jobs; shrinking...\n", f->clause,
+                    n);
+        xround_shrink(&t, min, &n_min, f->clause, XROUND_ATTEMPTS, o->shrink_runs,
+                      o->shrink_seconds, &f->shrink);
+        f->shrunk = true;
+        e->rep.shrink_seconds += f->shrink.seconds;
+        f->confirmed = xround_fails(&t, min, n_min, f->clause, XROUND_ATTEMPTS);
     }
-    double s0 = now_s();
-    xjobs_run(jobs, o->jobs);
-    e->rep.seconds += now_s() - s0;
-    uint64_t final[XREG_COUNT];
-    bool known[XREG_COUNT];
-    xjobs_read_final(e->t[0].grpc, e->t[0].rest, jobs[0].shared, final, known);
-    int rc = 0;
-    size_t found_in = o->jobs;
-    for (unsigned j = 0; j < o->jobs; j++) {
-        e->rep.sequences++;
-        e->rep.ops_run += jobs[j].ops_run + jobs[j].contended;
-        e->rep.contended += jobs[j].contended;
-        xcov_merge(&e->rep.cov, &jobs[j].cov);
-        if (jobs[j].setup_failed) {
-            fprintf(stderr, "sandboxd-conformance explore: cannot create the workspace: %s\n",
-                    jobs[j].why);
-            rc = 3;
+    const struct xhist_job *kept = min ? min : spec;
+    size_t n_kept = min ? n_min : n;
+    f->conc_jobs = n_kept;
+    for (size_t j = 0; j < n_kept; j++)
+        f->conc_ops += kept[j].n;
+    f->failing_op = text_fmt("concurrent PUTs and GETs of shared files between %zu job%s "
+                             "(%zu operations of their own in all)",
+                             n_kept, n_kept == 1 ? "" : "s", f->conc_ops);
+    f->replay_text = xhist_dump_jobs(kept, n_kept, seed, f->clause);
+    if (o->save_dir && f->replay_text) {
+        char name[96];
+        mkdir(o->save_dir, 0755);
+        snprintf(name, sizeof name, "explore-%" PRIu64 "-%s.replay.json", seed, f->clause);
+        save_text(o->save_dir, name, f->replay_text, f->saved_replay, sizeof f->saved_replay);
+    }
+    if (min) xhist_jobs_free(min, n_min);
+}
+
+/* One concurrent round on every side, the same jobs on each (in turn, so
+ * that neither side's load changes the other's timing). Each side is judged
+ * on its own, by its jobs' models and its register history: the answers of
+ * two runtimes to concurrent operations are never compared with each other,
+ * since their interleavings differ. attempts > 1 (a replay) repeats the
+ * round until something is found. */
+static int run_jobs(struct explore *e, struct xhist_job *spec, size_t n, uint64_t seq_seed,
+                    unsigned round, unsigned attempts)
+{
+    const struct explore_opts *o = e->o;
+    struct xround_side s[2];
+    memset(s, 0, sizeof s);
+    bool found = false;
+    for (unsigned attempt = 0; attempt < attempts && !found; attempt++) {
+        for (size_t i = 0; i < e->sides; i++) {
+            xround_side_free(&s[i]);
+            struct xround_target t = {e->t[i].grpc, e->t[i].rest, e->run_dir, &e->run_counter};
+            double s0 = now_s();
+            xround_run(&t, spec, n, &s[i]);
+            e->rep.seconds += now_s() - s0;
+            /* Counted once, as lockstep sequences are: the target's side. */
+            if (i == 0) e->rep.contended += s[i].contended;
+            for (size_t j = 0; j < n && s[i].jobs && i == 0; j++) {
+                e->rep.sequences++;
+                e->rep.ops_run += s[i].jobs[j].ops_run + s[i].jobs[j].contended;
+                xcov_merge(&e->rep.cov, &s[i].jobs[j].cov);
+            }
+            if (s[i].setup_failed) {
+                fprintf(stderr, "sandboxd-conformance explore: %scannot create the workspace: %s\n",
+                        i ? "against: " : "", s[i].why);
+                xround_side_free(&s[0]);
+                xround_side_free(&s[1]);
+                return 3;
+            }
+            found |= s[i].reg_found || s[i].found_in < n;
         }
-        if (jobs[j].found && found_in == o->jobs) found_in = j;
+        if (!o->quiet)
+            fprintf(stderr,
+                    "explore: round %u (seed %" PRIu64 ")%s: %zu jobs, %zu contended operations, "
+                    "%s\n",
+                    round + 1, seq_seed, attempts > 1 ? ", replayed" : "", n, s[0].contended,
+                    found ? "a finding" : "no finding");
     }
-    if (!o->quiet)
-        fprintf(stderr, "explore: round %u (seed %" PRIu64 "): %u jobs, %zu contended operations\n",
-                round + 1, seq_seed, o->jobs, h.n);
-    char clause[24];
-    char *expected = NULL, *observed = NULL;
-    if (rc == 0 && xreg_check(&h, final, known, clause, &expected, &observed))
-        register_finding(e, seq_seed, clause, expected, observed);
-    if (rc == 0 && found_in < o->jobs) {
-        struct xjob *j = &jobs[found_in];
+    /* The register check first: it decides what only concurrency shows. */
+    bool reg_a = s[0].reg_found, reg_b = e->sides == 2 && s[1].reg_found;
+    if (reg_b && reg_a && strcmp(s[0].reg_clause, s[1].reg_clause) != 0) reg_b = false;
+    if (reg_a || reg_b)
+        record_round_finding(e, spec, n, seq_seed, reg_a ? &s[0] : &s[1], side_name(reg_a, reg_b),
+                             reg_a ? 0 : 1);
+    /* A job's own sequence: shrunk as a sequence (run alone, in lockstep
+     * on both sides). */
+    size_t in_a = s[0].found_in, in_b = e->sides == 2 ? s[1].found_in : n;
+    if (in_a < n || in_b < n) {
+        size_t dev = in_a < n ? 0 : 1;
+        size_t j = dev ? in_b : in_a;
+        struct xjob *x = &s[dev].jobs[j];
+        bool both = dev == 0 && in_b == j && s[1].jobs[j].at == x->at &&
+                    strcmp(s[1].jobs[j].f.clause, x->f.clause) == 0;
         struct seq_result r;
         memset(&r, 0, sizeof r);
         r.found = true;
-        r.at = j->at;
-        r.f = j->f;
-        memset(&j->f, 0, sizeof j->f);
-        r.last = j->last;
-        memset(&j->last, 0, sizeof j->last);
-        record_finding(e, j->ops, &r, j->seed);
+        r.at = x->at;
+        r.f = x->f;
+        memset(&x->f, 0, sizeof x->f);
+        r.last = x->last;
+        memset(&x->last, 0, sizeof x->last);
+        if (e->sides == 2) r.side = side_name(dev == 0, dev == 1 || both);
+        record_finding(e, spec[j].ops, &r, spec[j].seed);
         seq_result_free(&r);
     }
-    for (unsigned j = 0; j < o->jobs; j++) {
-        xfinding_free(&jobs[j].f);
-        xans_free(&jobs[j].last);
-        free((void *)jobs[j].ops);
-    }
-    free(jobs);
-    xreg_free(&h);
-    return rc;
+    xround_side_free(&s[0]);
+    xround_side_free(&s[1]);
+    return 0;
 }
 
-static int explore_run(struct explore *e, struct xop *replay, size_t n_replay)
+static int explore_run(struct explore *e, struct xhist_job *replay, size_t n_replay,
+                       bool replay_concurrent)
 {
     const struct explore_opts *o = e->o;
     double t0 = now_s();
     double deadline = t0 + o->duration;
+    if (replay && (replay_concurrent || o->jobs > 1)) {
+        /* A concurrent replay: its recorded per-connection sequences (or
+         * one sequence on --jobs connections), as a round repeated until
+         * the interleaving shows something, at most XROUND_ATTEMPTS times. */
+        struct xhist_job *spec = replay;
+        size_t n = n_replay;
+        if (!replay_concurrent) {
+            spec = calloc(o->jobs, sizeof *spec);
+            if (!spec) return 4;
+            for (unsigned j = 0; j < o->jobs; j++)
+                spec[j] = (struct xhist_job){
+                    .seed = j == 0 ? replay[0].seed
+                                   : xrng_mix(replay[0].seed ^ (0x9E3779B97F4A7C15ull * j)),
+                    .ops = replay[0].ops,
+                    .n = replay[0].n};
+            n = o->jobs;
+        }
+        int rc = run_jobs(e, spec, n, o->seed, 0, XROUND_ATTEMPTS);
+        if (spec != replay) free(spec);
+        return rc;
+    }
     for (unsigned i = 0;; i++) {
         uint64_t seq_seed = i == 0 ? o->seed : xrng_mix(o->seed + i);
         if (o->jobs > 1) {
-            int rc = run_jobs(e, seq_seed, i);
+            struct xhist_job *spec = xround_make(seq_seed, o->jobs, o->ops);
+            if (!spec) return 4;
+            int rc = run_jobs(e, spec, o->jobs, seq_seed, i, 1);
+            xhist_jobs_free(spec, o->jobs);
             if (rc) return rc;
             if (e->rep.n_findings || o->duration <= 0 || now_s() >= deadline) break;
             continue;
         }
-        size_t n = replay ? n_replay : o->ops;
-        struct xop *ops = replay ? replay : xgen_sequence(seq_seed, n);
+        size_t n = replay ? replay[0].n : o->ops;
+        struct xop *ops = replay ? replay[0].ops : xgen_sequence(seq_seed, n);
         if (!ops) return 4;
         double s0 = now_s();
         struct seq_result r;
@@ -403,24 +497,60 @@ static int explore_run(struct explore *e, struct xop *replay, size_t n_replay)
     return 0;
 }
 
+/* Every report asked for; 0, or -1 after saying what failed. */
+static int write_reports(const struct explore_opts *o, const struct xreport *rep)
+{
+    int rc = 0;
+    char err[700];
+    if (o->json_path && xreport_json(o->json_path, rep, err, sizeof err) != 0) {
+        fprintf(stderr, "sandboxd-conformance explore: %s\n", err);
+        rc = -1;
+    }
+    struct {
+        const char *path;
+        int (*fn)(const char *, const struct xreport *);
+        const char *what;
+    } reps[] = {{o->junit_path, xreport_junit, "JUnit"}, {o->html_path, xreport_html, "HTML"}};
+    for (size_t i = 0; i < sizeof reps / sizeof reps[0]; i++)
+        if (reps[i].path && reps[i].fn(reps[i].path, rep) != 0) {
+            fprintf(stderr, "sandboxd-conformance explore: cannot write the %s report %s: %s\n",
+                    reps[i].what, reps[i].path, strerror(errno));
+            rc = -1;
+        }
+    if (o->bundle_dir && xreport_bundle(o->bundle_dir, rep, err, sizeof err) != 0) {
+        fprintf(stderr, "sandboxd-conformance explore: the bundle %s: %s\n", o->bundle_dir, err);
+        rc = -1;
+    }
+    return rc;
+}
+
 int explore_main(int argc, char **argv)
 {
     struct explore_opts o;
     int rc = explore_parse_args(argc, argv, &o);
     if (rc == 1) return 0;
     if (rc != 0) return 2;
-    struct xop *replay = NULL;
+    struct xhist_job *replay = NULL;
     size_t n_replay = 0;
+    bool replay_concurrent = false;
     if (o.replay_path) {
         uint64_t seed = 0;
-        rc = load_replay(o.replay_path, &replay, &n_replay, &seed);
+        rc = load_replay(o.replay_path, &replay, &n_replay, &seed, &replay_concurrent);
         if (rc) return rc;
         if (!o.seed_set) o.seed = seed;
-        if (n_replay == 0) {
-            fputs("sandboxd-conformance explore: the replay file holds no operation\n", stderr);
-            free(replay);
+        size_t total = 0;
+        for (size_t j = 0; j < n_replay; j++)
+            total += replay[j].n;
+        const char *bad = total == 0 ? "the replay file holds no operation"
+                          : replay_concurrent && o.jobs > 1 && o.jobs != n_replay
+                              ? "--jobs differs from the number of jobs the replay file holds"
+                              : NULL;
+        if (bad) {
+            fprintf(stderr, "sandboxd-conformance explore: %s\n", bad);
+            xhist_jobs_free(replay, n_replay);
             return 2;
         }
+        if (replay_concurrent) o.jobs = (unsigned)n_replay;
     }
     signal(SIGPIPE, SIG_IGN);
     curl_global_init(CURL_GLOBAL_DEFAULT);
@@ -442,7 +572,7 @@ int explore_main(int argc, char **argv)
                     rc == 3 ? "runtime unreachable" : "cannot set up the runtime", err);
             for (size_t k = 0; k <= i; k++)
                 xtarget_close(&e.t[k]);
-            free(replay);
+            xhist_jobs_free(replay, n_replay);
             curl_global_cleanup();
             return rc;
         }
@@ -454,23 +584,17 @@ int explore_main(int argc, char **argv)
     fflush(stdout);
     snprintf(e.run_dir, sizeof e.run_dir, "sbx-explore-%ld-%ld", (long)getpid(), (long)time(NULL));
 
-    rc = explore_run(&e, replay, n_replay);
+    rc = explore_run(&e, replay, n_replay, replay_concurrent);
     remove_run_dir(&e);
     if (rc == 0) {
         xreport_console(stdout, &e.rep);
-        if (o.json_path) {
-            char err[700];
-            if (xreport_json(o.json_path, &e.rep, err, sizeof err) != 0) {
-                fprintf(stderr, "sandboxd-conformance explore: %s\n", err);
-                rc = 4;
-            }
-        }
+        if (write_reports(&o, &e.rep) != 0) rc = 4;
         if (rc == 0) rc = e.rep.n_findings ? 1 : 0;
     }
     for (size_t i = 0; i < e.sides; i++)
         xtarget_close(&e.t[i]);
     xreport_free(&e.rep);
-    free(replay);
+    xhist_jobs_free(replay, n_replay);
     curl_global_cleanup();
     return rc;
 }

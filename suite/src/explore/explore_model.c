@@ -401,7 +401,10 @@ static int step_put(struct xmodel *m, const struct xop *op, const struct xans *a
         if (success && r.r == R_NOPARENT) mark_missing_parent(m, r.path);
         if (success) {
             mark_unknown_deep(m, op->path, 0);
-            if (r.dangling_last) mark_unknown_deep(m, r.path, 0);
+            /* What the path names through a link (the file under its
+             * canonical name) is unknown as well. */
+            if (r.dangling_last || (r.via_link && (r.r == R_FOUND || r.r == R_ABSENT)))
+                mark_unknown_deep(m, r.path, 0);
         }
         return 0;
     }
@@ -701,7 +704,10 @@ static int step_delete(struct xmodel *m, const struct xop *op, const struct xans
     bool banana = op->recursive == XREC_BANANA;
     if (r.r == R_UNKNOWN || (op->trailing_slash && !(r.r == R_FOUND && r.node->type == XN_DIR) &&
                              r.r != R_ABSENT && r.r != R_NOPARENT)) {
-        if (success || a->status >= 500) mark_unknown_deep(m, op->path, 0);
+        if (success || a->status >= 500) {
+            mark_unknown_deep(m, op->path, 0);
+            if (r.via_link && (r.r == R_FOUND || r.r == R_ABSENT)) mark_unknown_deep(m, r.path, 0);
+        }
         return 0;
     }
     if (r.r == R_NOTDIR || r.r == R_DANGLING || r.r == R_LOOP) {

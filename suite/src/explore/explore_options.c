@@ -225,17 +225,41 @@ static const struct opt_spec opts[] = {
              "sequence in its own directory and, between its operations,\n"
              "PUTs and GETs of shared files; their history is checked\n"
              "as a register (C1, C2): a read must return a complete\n"
-             "version some order of the overlapping operations explains"},
+             "version some order of the overlapping operations explains.\n"
+             "With --against-*, the same jobs run against each runtime in\n"
+             "turn, each judged on its own (concurrent answers of two\n"
+             "runtimes are never compared). A register finding is shrunk\n"
+             "as a round (fewer jobs, then fewer operations) and saved as\n"
+             "a concurrent replay file"},
     {.name = "replay",
      .arg = "FILE",
      .group = "options",
      STR(replay_path),
-     .help = "run the operations of a replay file instead"},
+     .help = "run the operations of a replay file instead; a concurrent\n"
+             "one (or a plain one with --jobs N, on N connections) runs\n"
+             "as a round, repeated up to 3 times until something shows"},
     {.name = "json",
      .arg = "FILE",
      .group = "options",
      STR(json_path),
      .help = "write the report as JSON"},
+    {.name = "junit",
+     .arg = "FILE",
+     .group = "options",
+     STR(junit_path),
+     .help = "JUnit XML: a testcase per operation kind, a failing one per\n"
+             "finding (clause, answers, minimal reproduction, seed)"},
+    {.name = "html",
+     .arg = "FILE",
+     .group = "options",
+     STR(html_path),
+     .help = "self-contained page: the run, coverage, every finding"},
+    {.name = "bundle",
+     .arg = "DIR",
+     .group = "options",
+     STR(bundle_dir),
+     .help = "every format, the console report and each finding's\n"
+             "replay file and case draft"},
     {.name = "save",
      .arg = "DIR",
      .group = "options",

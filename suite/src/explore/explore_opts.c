@@ -29,12 +29,6 @@ int explore_parse_args(int argc, char **argv, struct explore_opts *o)
         explore_usage(stdout);
         return 1;
     }
-    if (o->jobs > 1 && (o->against || o->replay_path)) {
-        fputs("sandboxd-conformance explore: --jobs above 1 runs against one runtime and "
-              "without --replay\n",
-              stderr);
-        return 2;
-    }
     int targets = (o->a.grpc || o->a.rest) + (o->a.launch != NULL) + (o->a.bundled != NULL);
     int others = (o->b.grpc || o->b.rest) + (o->b.launch != NULL) + (o->b.bundled != NULL);
     if (targets > 1 || others > 1) {

@@ -30,6 +30,10 @@ struct explore_opts {
     bool quiet;
     bool help;
     unsigned startup_s; /* --startup-timeout */
+    /* Reports besides console and JSON, named as a run names them. */
+    const char *junit_path;
+    const char *html_path;
+    const char *bundle_dir;
 };
 
 /* The table of explore's options (explore_options.c): add an option there. */

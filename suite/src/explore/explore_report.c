@@ -109,7 +109,8 @@ void xreport_console(FILE *out, const struct xreport *r)
                     i + 1, f->clause, f->side ? ", deviating side: " : "", f->side ? f->side : "",
                     f->seq_seed, f->op_index + 1, f->original_len);
         else
-            fprintf(out, "\nFINDING %zu: clause %s (round seed %" PRIu64 ")\n", i + 1, f->clause,
+            fprintf(out, "\nFINDING %zu: clause %s%s%s (round seed %" PRIu64 ")\n", i + 1,
+                    f->clause, f->side ? ", deviating side: " : "", f->side ? f->side : "",
                     f->seq_seed);
         fprintf(out, "  operation: %s\n  expected:  %s\n  observed:  %s\n", f->failing_op,
                 f->expected, f->observed);
@@ -133,6 +134,16 @@ void xreport_console(FILE *out, const struct xreport *r)
                 free(t);
             }
         }
+        if (f->concurrent)
+            fprintf(out,
+                    "  concurrent reproduction: %zu job%s, %zu operations of their own (from "
+                    "%zu jobs, %zu operations%s%s)\n",
+                    f->conc_jobs, f->conc_jobs == 1 ? "" : "s", f->conc_ops, f->conc_jobs_before,
+                    f->conc_ops_before,
+                    !f->shrunk     ? "; not shrunk"
+                    : f->confirmed ? "; shrunk, confirmed by a re-run"
+                                   : "; shrunk, NOT confirmed by a re-run",
+                    f->shrink.out_of_time ? ", bound reached" : "");
         if (f->saved_replay[0])
             fprintf(out, "  replay: sandboxd-conformance explore --replay %s\n", f->saved_replay);
         if (f->saved_case[0]) fprintf(out, "  case draft: %s\n", f->saved_case);
@@ -199,6 +210,20 @@ int xreport_json(const char *path, const struct xreport *r, char *err, size_t er
         json_object_set_new(o, "sequence_seed", json_string(seed));
         json_object_set_new(o, "operation_index", json_integer((json_int_t)f->op_index));
         json_object_set_new(o, "sequence_length", json_integer((json_int_t)f->original_len));
+        if (f->concurrent) {
+            json_object_set_new(o, "concurrent_jobs", json_integer((json_int_t)f->conc_jobs));
+            json_object_set_new(o, "concurrent_operations", json_integer((json_int_t)f->conc_ops));
+            json_object_set_new(o, "concurrent_jobs_before",
+                                json_integer((json_int_t)f->conc_jobs_before));
+            json_object_set_new(o, "concurrent_operations_before",
+                                json_integer((json_int_t)f->conc_ops_before));
+            json_object_set_new(o, "shrunk", json_boolean(f->shrunk));
+            json_object_set_new(o, "confirmed", json_boolean(f->confirmed));
+            json_object_set_new(o, "shrink_runs", json_integer(f->shrink.runs));
+            json_object_set_new(o, "shrink_seconds", json_real(f->shrink.seconds));
+            json_t *replay = f->replay_text ? json_loads(f->replay_text, 0, NULL) : NULL;
+            json_object_set_new(o, "replay", replay ? replay : json_null());
+        }
         if (f->minimal) {
             json_object_set_new(o, "minimal", ops_json(f->minimal, f->n_minimal));
             json_object_set_new(o, "minimal_length", json_integer((json_int_t)f->n_minimal));

@@ -43,6 +43,11 @@ struct xreport_finding {
     bool shrunk, confirmed;
     bool runtime_lost; /* the runtime stopped answering while shrinking */
     struct xshrink_stats shrink;
+    /* A round of concurrent jobs whose register history no order explains:
+     * shrunk as a round (jobs, then each job's operations), not as one
+     * sequence; minimal stays NULL and replay_text holds the jobs. */
+    bool concurrent;
+    size_t conc_jobs_before, conc_ops_before, conc_jobs, conc_ops;
     char *replay_text;
     char *case_draft;
     char saved_replay[600], saved_case[600];
