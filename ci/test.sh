@@ -41,7 +41,17 @@ cmake --build "$build" -j "$(nproc)"
 [ "$build_only" = yes ] && exit 0
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-# Most tests wait on sockets, processes and timers rather than the CPU;
-# a whole-suite run takes SBX_WHOLE_RUN_SLOTS of these slots
-# (ci/test_groups.cmake).
-ctest --test-dir "$build" --output-on-failure -j "$(($(nproc) * 3))" --timeout 600 "${groups[@]}"
+# Most tests wait on sockets, processes and timers rather than the CPU:
+# three ctest slots per core, and one "whole_run" resource per core for the
+# tests that run the whole suite (SBX_WHOLE_RUN in ci/test_groups.cmake).
+resources="$build/ctest-resources.json"
+{
+  printf '{"version": {"major": 1, "minor": 0}, "local": [{"whole_run": ['
+  for i in $(seq 1 "$(nproc)"); do
+    [ "$i" -gt 1 ] && printf ', '
+    printf '{"id": "%d", "slots": 1}' "$i"
+  done
+  printf ']}]}\n'
+} >"$resources"
+ctest --test-dir "$build" --output-on-failure -j "$(($(nproc) * 3))" --timeout 600 \
+  --resource-spec-file "$resources" "${groups[@]}"

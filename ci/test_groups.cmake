@@ -23,12 +23,17 @@ set(SBX_TEST_GROUP_RULES
     "faults:^(cases_catch_fault_.*|daemon_faults_[0-9]+)$"
     "static:^(grpc_symbols_prefixed|licence_spdx_every_file|style_clang_format|static_cppcheck|proto_contract|openapi_document|contract_.*|daemon_(fault_table|sources_fault_free|binary_fault_free|static_binary_fault_free|links_without_tls)|man_pages_.*|deploy_manifests_.*)$")
 
-# The ctest slots (PROCESSORS) of a test that runs the whole suite or most
-# of it (variant sets, sweeps, the sentinel, packages, images): such a run
-# keeps about one core busy, while most other tests wait on sockets and
-# timers. ci/test.sh runs ctest with three slots per core, so at most two
-# whole runs share a 2-core machine and the waiting tests fill the rest.
-set(SBX_WHOLE_RUN_SLOTS 3)
+# The properties of a test that runs the whole suite or most of it (variant
+# sets, sweeps, the sentinel, packages, images, the nginx proofs): such a run
+# keeps about one core busy, while most other tests (a fault's ctest: about
+# 12 % of a core) wait on sockets and timers. Each takes two ctest slots and
+# one "whole_run" resource; ci/test.sh gives ctest one such resource per
+# core (--resource-spec-file), so whole runs never outnumber the cores while
+# the waiting tests fill the other slots. SBX_WHOLE_RUN_ALONE takes every
+# whole_run resource: no other whole run beside it (the clean pass, which
+# must pass every case).
+set(SBX_WHOLE_RUN PROCESSORS 2 RESOURCE_GROUPS "whole_run:1")
+set(SBX_WHOLE_RUN_ALONE PROCESSORS 2 RESOURCE_GROUPS "2,whole_run:1")
 
 # Labels the tests of the calling directory; each CMakeLists.txt that adds
 # tests schedules it for its end: cmake_language(DEFER CALL sbx_label_tests).
