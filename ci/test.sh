@@ -44,7 +44,7 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 # Most tests wait on sockets, processes and timers rather than the CPU:
 # three ctest slots per core, and one "whole_run" resource per core for the
 # tests that run the whole suite (SBX_WHOLE_RUN in ci/test_groups.cmake).
-resources="$build/ctest-resources.json"
+resources="$PWD/$build/ctest-resources.json"
 {
   printf '{"version": {"major": 1, "minor": 0}, "local": [{"whole_run": ['
   for i in $(seq 1 "$(nproc)"); do
