@@ -32,9 +32,11 @@ static int set_readonly(const char *path, unsigned flags, int on)
     return mount_setattr(AT_FDCWD, path, flags, &attr, sizeof attr);
 }
 
-/* The directory of the runtime's program when the private /tmp or
- * /dev/shm would hide it (a build tree under /tmp): copied into dir, or ""
- * when the program stays visible anyway or is found through PATH. */
+/* The directory of the runtime's program when the private /tmp would hide
+ * it (a build tree under /tmp): copied into dir, or "" when the program
+ * stays visible anyway or is found through PATH. (A program under /dev/shm
+ * stays hidden: recreating its directory there would write to the host's
+ * /dev/shm, which is made private only later.) */
 static void hidden_program_dir(const char *program, const char *runtime_dir, char *dir, size_t len)
 {
     dir[0] = '\0';
@@ -43,7 +45,7 @@ static void hidden_program_dir(const char *program, const char *runtime_dir, cha
     char *slash = strrchr(real, '/');
     if (!slash || slash == real) return;
     *slash = '\0';
-    int hidden = strncmp(real, "/tmp/", 5) == 0 || strncmp(real, "/dev/shm/", 9) == 0;
+    int hidden = strncmp(real, "/tmp/", 5) == 0;
     /* An ancestor of the runtime's directory would bring the host's files
      * around it back into view. */
     size_t n = strlen(real);

@@ -10,7 +10,7 @@
 
 /* Called in the forked child before exec: enters the namespace and sets it
  * up with runtime_dir writable. program (the runtime's argv[0]) stays in
- * view, read-only, when it lies under the host's /tmp or /dev/shm. 0, or -1
+ * view, read-only, when it lies under the host's /tmp. 0, or -1
  * with err (the child must not exec the runtime then). */
 int confine_enter(const char *runtime_dir, const char *program, char *err, size_t err_len);
 
