@@ -180,6 +180,19 @@ def require_served(proc, doc, what):
                  f"; a run that checked nothing accepts nothing")
 
 
+def focus_of(ids):
+    return "^(" + "|".join(ids) + ")( |$)"
+
+
+def run_alone(a, launch, ids, tmp, what):
+    """Outcome by ID of the cases `ids` run once more on their own (seed 2):
+    a case that could not decide in time beside other work gets this one
+    second chance; a wrong answer is never retried by the callers."""
+    proc, doc = run_suite(a.suite, launch, ["--focus", focus_of(ids)], tmp, seed=2)
+    require_served(proc, doc, what)
+    return {i: o for i, o, _ in case_results(doc)}
+
+
 def check_variants(a, names, args, tags, may_fail, tmp, quiet=False):
     """Runs the cases of `tags` against the fault build with the variants
     `names` switched on: every case must pass, except the IDs of may_fail,
@@ -219,10 +232,7 @@ def check_variants(a, names, args, tags, may_fail, tmp, quiet=False):
             # A case that could not decide in time on a loaded machine skips
             # too: the variants get one run of those cases alone, and only a
             # case that skips again refuses them.
-            focus = "^(" + "|".join(differ) + ")( |$)"
-            vproc, vdoc = run_suite(a.suite, launch, ["--focus", focus], tmp, seed=2)
-            require_served(vproc, vdoc, f"variants {label}")
-            again = {i: o for i, o, _ in case_results(vdoc)}
+            again = run_alone(a, launch, differ, tmp, f"variants {label}")
             for i in differ:
                 if again.get(i) == "skip":
                     bad.append((i, "skip (passes on the clean daemon)"))
@@ -345,11 +355,8 @@ def main():
                 # A case that could not decide in time beside other tests
                 # skips: it gets one run alone, and only a second skip
                 # counts (a wrong answer fails at once, never retried).
-                focus = "^(" + "|".join(skipped) + ")( |$)"
-                sproc, sdoc = run_suite(a.suite, LAUNCH.format(daemon=a.daemon, faults=""),
-                                        ["--focus", focus], tmp, seed=2)
-                require_served(sproc, sdoc, "the clean daemon")
-                again = {i: o for i, o, _ in case_results(sdoc)}
+                again = run_alone(a, LAUNCH.format(daemon=a.daemon, faults=""), skipped, tmp,
+                                  "the clean daemon")
                 for i in skipped:
                     print(f"clean daemon: {i}: skipped beside the others, {again.get(i)} alone")
                 bad = [(i, o) for i, o in bad if o != "skip" or again.get(i) != "pass"]
