@@ -84,19 +84,31 @@ static char *state_script(const struct canary_set *c)
     struct sbuf b = {0};
     script_prelude(&b, c);
     if (c->fixture) sbuf_printf(&b, "( %s ) >/dev/null 2>&1\n", c->fixture);
-    sbuf_puts(&b, "st() { if [ -e \"$1\" ] || [ -L \"$1\" ]; then\n"
-                  "  stat -c '%n %s %a %Y %F' \"$1\" 2>&1\n"
-                  "  if [ -f \"$1\" ]; then cksum < \"$1\" 2>&1; fi\n"
-                  "else echo \"absent $1\"; fi; }\n");
+    /* One stat and one cksum for all canaries, names listed by globs: a
+     * check runs after every probe, and each program started costs the
+     * runtime a fork and an exec. An unmatched glob prints itself, so an
+     * unreadable directory still shows. Only regular files are read: a
+     * canary replaced by a FIFO must not block the check. */
+    sbuf_puts(&b, "st() { for f do shift; if [ -e \"$f\" ] || [ -L \"$f\" ]; then\n"
+                  "  set -- \"$@\" \"$f\"; else echo \"absent $f\"; fi; done\n"
+                  "  if [ $# -gt 0 ]; then stat -c '%n %s %a %Y %F' \"$@\" 2>&1; fi; }\n"
+                  "sum() { for f do shift; if [ -f \"$f\" ]; then set -- \"$@\" \"$f\"; fi; done\n"
+                  "  if [ $# -gt 0 ]; then cksum \"$@\" 2>&1; fi; }\n"
+                  "names() { for f in \"$@\"; do echo \"$f\"; done; }\n");
     if (c->have_parent)
-        sbuf_puts(&b, "st \"$P/$ID-file\"; st \"$P/$ID-dir\"; st \"$P/$ID-dir/$ID-inner\"\n"
-                      "st \"$P/$SIB\"; st \"$P/$SIB/$ID-sibfile\"\n"
-                      "echo 'names in parent:'; ls -a \"$P\" 2>&1 | grep -F -- \"$ID\"\n"
-                      "echo 'names in canary dir:'; ls -a \"$P/$ID-dir\" 2>&1\n"
-                      "echo 'names in sibling dir:'; ls -a \"$P/$SIB\" 2>&1\n");
-    if (c->have_tmp)
-        sbuf_puts(&b, "st \"/tmp/$ID-tmpfile\"\n"
-                      "echo 'names in /tmp:'; ls -a /tmp 2>&1 | grep -F -- \"$ID\"\n");
+        sbuf_puts(&b, "set -- \"$P/$ID-file\" \"$P/$ID-dir\" \"$P/$ID-dir/$ID-inner\" "
+                      "\"$P/$SIB\" \"$P/$SIB/$ID-sibfile\"\n");
+    else
+        sbuf_puts(&b, "set --\n");
+    if (c->have_tmp) sbuf_puts(&b, "set -- \"$@\" \"/tmp/$ID-tmpfile\"\n");
+    sbuf_puts(&b, "st \"$@\"; sum \"$@\"\n");
+    if (c->have_parent)
+        sbuf_puts(&b, "echo 'names in parent:'; names \"$P\"/*\"$ID\"* \"$P\"/.*\"$ID\"*\n"
+                      "echo 'names in canary dir:'; names \"$P/$ID-dir\"/* "
+                      "\"$P/$ID-dir\"/.[!.]* \"$P/$ID-dir\"/..?*\n"
+                      "echo 'names in sibling dir:'; names \"$P/$SIB\"/* "
+                      "\"$P/$SIB\"/.[!.]* \"$P/$SIB\"/..?*\n");
+    if (c->have_tmp) sbuf_puts(&b, "echo 'names in /tmp:'; names /tmp/*\"$ID\"* /tmp/.*\"$ID\"*\n");
     sbuf_puts(&b, "exit 0\n");
     return sbuf_take(&b);
 }
