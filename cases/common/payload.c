@@ -53,16 +53,20 @@ static void header(uint64_t seed, uint64_t total, uint8_t out[PAYLOAD_HEADER_LEN
     put64(out + 24, fnv(FNV_OFFSET, out, 24));
 }
 
-/* Body bytes at absolute offsets [off, off + n), all inside the body. */
+/* Body bytes at absolute offsets [off, off + n), all inside the body:
+ * whole 8-byte blocks are stored at once (gigabytes go through here). */
 static void body_bytes(uint64_t seed, uint64_t off, uint8_t *out, size_t n)
 {
     size_t i = 0;
-    while (i < n) {
+    while (i < n && (off + i) % 8 != 0) {
         uint64_t abs = off + i;
-        uint64_t b = block(seed, abs / 8);
-        unsigned shift = (unsigned)(abs % 8);
-        for (; shift < 8 && i < n; shift++, i++)
-            out[i] = (uint8_t)(b >> (8 * shift));
+        out[i++] = (uint8_t)(block(seed, abs / 8) >> (8 * (abs % 8)));
+    }
+    for (; i + 8 <= n; i += 8)
+        put64(out + i, block(seed, (off + i) / 8));
+    for (; i < n; i++) {
+        uint64_t abs = off + i;
+        out[i] = (uint8_t)(block(seed, abs / 8) >> (8 * (abs % 8)));
     }
 }
 
