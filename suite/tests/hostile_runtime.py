@@ -22,6 +22,7 @@ import socket
 import struct
 import sys
 import threading
+import time
 
 MODE = None
 PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
@@ -246,16 +247,31 @@ def serve_rest(conn):
         conn.close()
 
 
+LISTENERS = []  # held for the process's life: a listener is never collected
+
+
 def listen(handler):
     srv = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     srv.bind(("127.0.0.1", 0))
     srv.listen(128)
+    LISTENERS.append(srv)
 
     def loop():
+        # A failed accept or thread start (a busy machine) costs that one
+        # connection, never the listener.
         while True:
-            c, _ = srv.accept()
-            threading.Thread(target=handler, args=(c,), daemon=True).start()
+            try:
+                c, _ = srv.accept()
+            except OSError as e:
+                print(f"hostile runtime: accept: {e}", file=sys.stderr, flush=True)
+                time.sleep(0.05)
+                continue
+            try:
+                threading.Thread(target=handler, args=(c,), daemon=True).start()
+            except RuntimeError as e:
+                print(f"hostile runtime: {e}", file=sys.stderr, flush=True)
+                c.close()
 
     threading.Thread(target=loop, daemon=True).start()
     return srv.getsockname()[1]

@@ -46,6 +46,8 @@ class Runtime:
         self.rest = f"127.0.0.1:{ports['rest-port']}"
 
     def stop(self):
+        if self.p.poll() is not None:
+            print(f"  note: the hostile runtime had ended by itself (status {self.p.returncode})")
         self.p.kill()
         self.p.wait()
 
