@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "baseline.h"
+#include "catalog.h"
 #include "launcher.h"
 #include "report.h"
 #include "results.h"
@@ -267,6 +268,22 @@ static void json_reads_back(void **state)
 
 /* Every event kind survives the line format with its fields; lines that
  * are not events are refused. */
+/* A case's source reads relative to the tree, whatever path the compiler
+ * (or a compiler cache) gave __FILE__. */
+static void source_relative_to_tree(void **state)
+{
+    (void)state;
+    char buf[128];
+    struct case_def d = {.id = "X1-001", .file = "../../cases/files/x.c", .line = 12};
+    assert_string_equal(case_source_text(&d, buf, sizeof buf), "cases/files/x.c:12");
+    d.file = "cases/files/x.c";
+    assert_string_equal(case_source_text(&d, buf, sizeof buf), "cases/files/x.c:12");
+    d.file = "./cases/a.c";
+    assert_string_equal(case_source_text(&d, buf, sizeof buf), "cases/a.c:12");
+    d.file = NULL;
+    assert_string_equal(case_source_text(&d, buf, sizeof buf), "-");
+}
+
 static void worker_events_round_trip(void **state)
 {
     (void)state;
@@ -326,6 +343,7 @@ int main(void)
         cmocka_unit_test(rerun_ids),
         cmocka_unit_test(json_reads_back),
         cmocka_unit_test(worker_events_round_trip),
+        cmocka_unit_test(source_relative_to_tree),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

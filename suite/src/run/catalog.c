@@ -139,10 +139,20 @@ const char *case_needs_text(unsigned needs, char *buf, size_t len)
     return buf;
 }
 
+/* The file relative to the source tree. The build maps the tree's absolute
+ * path away; a compiler cache that rewrites paths relative to the build
+ * directory leaves "../../cases/x.c", whose leading "../" go here. */
+static const char *tree_relative(const char *file)
+{
+    while (strncmp(file, "../", 3) == 0 || strncmp(file, "./", 2) == 0)
+        file += file[1] == '/' ? 2 : 3;
+    return file;
+}
+
 const char *case_source_text(const struct case_def *def, char *buf, size_t len)
 {
     if (def->file)
-        snprintf(buf, len, "%s:%u", def->file, def->line);
+        snprintf(buf, len, "%s:%u", tree_relative(def->file), def->line);
     else
         snprintf(buf, len, "-");
     return buf;
