@@ -464,10 +464,8 @@ def main():
                 # An error may come from a loaded machine (a private instance
                 # slow to start): those cases get one more run on their own.
                 print(f"errors: {', '.join(errored)}; running them again")
-                focus = "^(" + "|".join(errored) + ")( |$)"
-                _, again = run_suite(a.suite, launch, ["--focus", focus], tmp, seed=2)
-                outcome.update({i: o for i, o, _ in case_results(again)
-                                if o not in (None, "not-run")})
+                again = run_alone(a, launch, errored, tmp, f"sweep {a.fault}")
+                outcome.update({i: o for i, o in again.items() if o not in (None, "not-run")})
             false_pass = sorted(i for i, o in outcome.items() if o == "pass" and i not in allowed)
             errors = sorted(i for i, o in outcome.items() if o == "error")
             unknown = sorted(allowed - {i for i, _, _ in case_results(doc)})
