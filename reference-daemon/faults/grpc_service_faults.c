@@ -154,9 +154,10 @@ static char **child_env(const struct env_var *vars, size_t nvars)
  * pty-size-ignored; exec-stdin-inherit, exec-merge-stderr (Execute).
  * (pty-size-after-exec, setpgid-after-exec and pty-fail-leak-master are
  * the process manager's: process_faults.c.) */
-static void spawn_options(struct spawn_opts *o, enum svc_method method)
+static void spawn_options(struct spawn_opts *o, const struct launch_spec *spec,
+                          enum svc_method method)
 {
-    service_real.spawn_options(o, method);
+    service_real.spawn_options(o, spec, method);
     if (fault_active(FAULT_NO_PTY)) o->pty = false;
     if (fault_active(FAULT_NO_SETPGID)) o->own_group = false;
     if (fault_active(FAULT_SHUTDOWN_NO_KILL) || fault_active(FAULT_SHUTDOWN_NO_SIGKILL))
@@ -171,13 +172,18 @@ static void spawn_options(struct spawn_opts *o, enum svc_method method)
 }
 
 /* proc-handle-leak; shutdown-execute-leader-only: the shutdown kills the
- * Execute's direct child and spares its group (process_faults.c). */
-static void launched(struct proc *p, enum svc_method method)
+ * Execute's direct child and spares its group (process_faults.c). Both act
+ * on a process the real launch started. */
+static int launch(struct process_service *svc, const struct launch_spec *spec,
+                  enum svc_method method, const struct proc_callbacks *cb, void *user,
+                  struct proc **out, char *msg, size_t msglen)
 {
-    service_real.launched(p, method);
+    int code = service_real.launch(svc, spec, method, cb, user, out, msg, msglen);
+    if (code != SBX_GRPC_OK) return code;
     if (fault_active(FAULT_PROC_HANDLE_LEAK)) fault_keep_record();
     if (method == SVC_EXECUTE && fault_active(FAULT_SHUTDOWN_EXECUTE_LEADER_ONLY))
-        fault_spare_group(p);
+        fault_spare_group(*out);
+    return code;
 }
 
 /* noexec-internal. */
@@ -215,7 +221,7 @@ static const struct service_behaviour service_faulty = {
     .cwd_error = cwd_error,
     .child_env = child_env,
     .spawn_options = spawn_options,
-    .launched = launched,
+    .launch = launch,
     .exec_error = exec_error,
     .wire_exit_code = wire_exit_code,
     .cancel_terminates = cancel_terminates,

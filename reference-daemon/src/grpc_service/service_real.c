@@ -22,18 +22,6 @@ static char **daemon_env_with_request(const struct env_var *vars, size_t nvars)
     return env_build(environ, vars, nvars);
 }
 
-static void spawn_as_asked(struct spawn_opts *o, enum svc_method method)
-{
-    (void)o;
-    (void)method;
-}
-
-static void nothing_launched(struct proc *p, enum svc_method method)
-{
-    (void)p;
-    (void)method;
-}
-
 static int32_t exit_code_as_is(int exit_code)
 {
     return exit_code;
@@ -92,8 +80,8 @@ const struct service_behaviour service_real = {
     .open_cwd = svc_open_cwd_real,
     .cwd_error = cwd_error_status,
     .child_env = daemon_env_with_request,
-    .spawn_options = spawn_as_asked,
-    .launched = nothing_launched,
+    .spawn_options = svc_spawn_options_real,
+    .launch = svc_launch,
     .exec_error = exec_errno_status,
     .wire_exit_code = exit_code_as_is,
     .cancel_terminates = cancel_always_terminates,

@@ -312,7 +312,7 @@ void start_on_request(struct sbx_grpc_server_call *call, const uint8_t *msg, siz
     }
     c->svc = svc;
     c->call = call;
-    code = svc_launch(svc, &spec, SVC_START, &callbacks, c, &c->p, err, sizeof(err));
+    code = service_behaviour->launch(svc, &spec, SVC_START, &callbacks, c, &c->p, err, sizeof(err));
     launch_spec_free(&spec);
     if (code != SBX_GRPC_OK) {
         free(c);
