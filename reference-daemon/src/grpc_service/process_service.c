@@ -123,9 +123,9 @@ struct process_service *process_service_new(uv_loop_t *loop, struct daemon_state
     if (!svc->root_abs ||
         add(svc, "Start", SBX_GRPC_METHOD_SERVER_STREAMING, service_behaviour->on_start) != 0 ||
         add(svc, "Execute", SBX_GRPC_METHOD_UNARY, service_behaviour->on_execute) != 0 ||
-        add(svc, "WriteStdin", SBX_GRPC_METHOD_UNARY, write_stdin_on_request) != 0 ||
-        add(svc, "SendSignal", SBX_GRPC_METHOD_UNARY, send_signal_on_request) != 0 ||
-        add(svc, "ResizeTTY", SBX_GRPC_METHOD_UNARY, resize_tty_on_request) != 0) {
+        add(svc, "WriteStdin", SBX_GRPC_METHOD_UNARY, service_behaviour->on_write_stdin) != 0 ||
+        add(svc, "SendSignal", SBX_GRPC_METHOD_UNARY, service_behaviour->on_send_signal) != 0 ||
+        add(svc, "ResizeTTY", SBX_GRPC_METHOD_UNARY, service_behaviour->on_resize_tty) != 0) {
         free(svc->root_abs);
         free(svc);
         return NULL;

@@ -23,16 +23,20 @@ struct start_call;
 
 struct service_behaviour {
     /* Any call. */
-    /* The handlers of a Start and of an Execute request (start_on_request,
-     * execute_on_request; user is the process_service), so that another
-     * build may answer some requests itself. */
+    /* The handlers of the five methods' requests (start_on_request,
+     * execute_on_request, write_stdin_on_request, send_signal_on_request,
+     * resize_tty_on_request; user is the process_service), so that
+     * another build may answer some requests itself. A request's unknown
+     * fields are skipped, as protobuf readers do (G4). */
     void (*on_start)(struct sbx_grpc_server_call *call, const uint8_t *msg, size_t len, void *user);
     void (*on_execute)(struct sbx_grpc_server_call *call, const uint8_t *msg, size_t len,
                        void *user);
-    /* A decoded request of method: OK, or the gRPC code (and msg) it is
-     * refused with. */
-    int (*check_request)(const ProtobufCMessage *req, enum svc_method method, char *msg,
-                         size_t msglen);
+    void (*on_write_stdin)(struct sbx_grpc_server_call *call, const uint8_t *msg, size_t len,
+                           void *user);
+    void (*on_send_signal)(struct sbx_grpc_server_call *call, const uint8_t *msg, size_t len,
+                           void *user);
+    void (*on_resize_tty)(struct sbx_grpc_server_call *call, const uint8_t *msg, size_t len,
+                          void *user);
     /* Answers a request that did not decode (G3). */
     void (*reject_undecodable)(struct sbx_grpc_server_call *call, const char *what);
     /* Answers a WriteStdin, SendSignal or ResizeTTY for an id no process
