@@ -15,15 +15,40 @@
 #include "process/env.h"
 #include "process_faults.h"
 
-/* unknown-field-reject. */
-static int check_request(const ProtobufCMessage *req, enum svc_method method, char *msg,
-                         size_t msglen)
+/* unknown-field-reject: a request of desc that decodes and has unknown
+ * fields is refused with INVALID_ARGUMENT; true when call was answered. */
+static bool refused_for_unknown_fields(struct sbx_grpc_server_call *call,
+                                       const ProtobufCMessageDescriptor *desc, const uint8_t *msg,
+                                       size_t len)
 {
-    if (fault_active(FAULT_UNKNOWN_FIELD_REJECT) && request_unknown_fields(req)) {
-        snprintf(msg, msglen, "unknown fields in request");
-        return SBX_GRPC_INVALID_ARGUMENT;
-    }
-    return service_real.check_request(req, method, msg, msglen);
+    if (!fault_active(FAULT_UNKNOWN_FIELD_REJECT)) return false;
+    ProtobufCMessage *req = protobuf_c_message_unpack(desc, NULL, len, msg);
+    bool refused = req && request_unknown_fields(req) > 0;
+    if (req) protobuf_c_message_free_unpacked(req, NULL);
+    if (refused)
+        sbx_grpc_server_call_finish(call, SBX_GRPC_INVALID_ARGUMENT, "unknown fields in request");
+    return refused;
+}
+
+static void on_write_stdin(struct sbx_grpc_server_call *call, const uint8_t *msg, size_t len,
+                           void *user)
+{
+    if (!refused_for_unknown_fields(call, &process__v1__write_stdin_request__descriptor, msg, len))
+        service_real.on_write_stdin(call, msg, len, user);
+}
+
+static void on_send_signal(struct sbx_grpc_server_call *call, const uint8_t *msg, size_t len,
+                           void *user)
+{
+    if (!refused_for_unknown_fields(call, &process__v1__send_signal_request__descriptor, msg, len))
+        service_real.on_send_signal(call, msg, len, user);
+}
+
+static void on_resize_tty(struct sbx_grpc_server_call *call, const uint8_t *msg, size_t len,
+                          void *user)
+{
+    if (!refused_for_unknown_fields(call, &process__v1__resize_ttyrequest__descriptor, msg, len))
+        service_real.on_resize_tty(call, msg, len, user);
 }
 
 /* bad-message-close: the stream is reset instead of answered. */
@@ -58,8 +83,8 @@ static bool config_as_exit(const Process__V1__ProcessConfig *config, enum svc_me
                   : method == SVC_EXECUTE && fault_active(FAULT_MISSING_CONFIG_OK);
 }
 
-/* sweep-start-fail, empty-command-ok: the Start handler of the fault
- * build answers these requests itself. */
+/* sweep-start-fail, unknown-field-reject, empty-command-ok: the Start
+ * handler of the fault build answers these requests itself. */
 static void on_start(struct sbx_grpc_server_call *call, const uint8_t *msg, size_t len, void *user)
 {
     const struct process_service *svc = user;
@@ -67,6 +92,9 @@ static void on_start(struct sbx_grpc_server_call *call, const uint8_t *msg, size
         sbx_grpc_server_call_finish(call, SBX_GRPC_INTERNAL, "cannot start processes");
         return;
     }
+    if (!svc->refusing &&
+        refused_for_unknown_fields(call, &process__v1__start_request__descriptor, msg, len))
+        return;
     Process__V1__StartRequest *req = fault_active(FAULT_EMPTY_COMMAND_OK)
                                          ? process__v1__start_request__unpack(NULL, len, msg)
                                          : NULL;
@@ -78,8 +106,9 @@ static void on_start(struct sbx_grpc_server_call *call, const uint8_t *msg, size
         service_real.on_start(call, msg, len, user);
 }
 
-/* sweep-execute-fail, empty-command-ok, missing-config-ok: the Execute
- * handler of the fault build answers these requests itself. */
+/* sweep-execute-fail, unknown-field-reject, empty-command-ok,
+ * missing-config-ok: the Execute handler of the fault build answers these
+ * requests itself. */
 static void on_execute(struct sbx_grpc_server_call *call, const uint8_t *msg, size_t len,
                        void *user)
 {
@@ -89,6 +118,9 @@ static void on_execute(struct sbx_grpc_server_call *call, const uint8_t *msg, si
                                     "Execute switched off (fault sweep-execute-fail)");
         return;
     }
+    if (!svc->refusing &&
+        refused_for_unknown_fields(call, &process__v1__execute_request__descriptor, msg, len))
+        return;
     Process__V1__ExecuteRequest *req =
         fault_active(FAULT_EMPTY_COMMAND_OK) || fault_active(FAULT_MISSING_CONFIG_OK)
             ? process__v1__execute_request__unpack(NULL, len, msg)
@@ -154,9 +186,10 @@ static char **child_env(const struct env_var *vars, size_t nvars)
  * pty-size-ignored; exec-stdin-inherit, exec-merge-stderr (Execute).
  * (pty-size-after-exec, setpgid-after-exec and pty-fail-leak-master are
  * the process manager's: process_faults.c.) */
-static void spawn_options(struct spawn_opts *o, enum svc_method method)
+static void spawn_options(struct spawn_opts *o, const struct launch_spec *spec,
+                          enum svc_method method)
 {
-    service_real.spawn_options(o, method);
+    service_real.spawn_options(o, spec, method);
     if (fault_active(FAULT_NO_PTY)) o->pty = false;
     if (fault_active(FAULT_NO_SETPGID)) o->own_group = false;
     if (fault_active(FAULT_SHUTDOWN_NO_KILL) || fault_active(FAULT_SHUTDOWN_NO_SIGKILL))
@@ -171,13 +204,18 @@ static void spawn_options(struct spawn_opts *o, enum svc_method method)
 }
 
 /* proc-handle-leak; shutdown-execute-leader-only: the shutdown kills the
- * Execute's direct child and spares its group (process_faults.c). */
-static void launched(struct proc *p, enum svc_method method)
+ * Execute's direct child and spares its group (process_faults.c). Both act
+ * on a process the real launch started. */
+static int launch(struct process_service *svc, const struct launch_spec *spec,
+                  enum svc_method method, const struct proc_callbacks *cb, void *user,
+                  struct proc **out, char *msg, size_t msglen)
 {
-    service_real.launched(p, method);
+    int code = service_real.launch(svc, spec, method, cb, user, out, msg, msglen);
+    if (code != SBX_GRPC_OK) return code;
     if (fault_active(FAULT_PROC_HANDLE_LEAK)) fault_keep_record();
     if (method == SVC_EXECUTE && fault_active(FAULT_SHUTDOWN_EXECUTE_LEADER_ONLY))
-        fault_spare_group(p);
+        fault_spare_group(*out);
+    return code;
 }
 
 /* noexec-internal. */
@@ -208,14 +246,16 @@ static bool cancel_terminates(enum sbx_grpc_cancel_reason reason)
 static const struct service_behaviour service_faulty = {
     .on_start = on_start,
     .on_execute = on_execute,
-    .check_request = check_request,
+    .on_write_stdin = on_write_stdin,
+    .on_send_signal = on_send_signal,
+    .on_resize_tty = on_resize_tty,
     .reject_undecodable = reject_undecodable,
     .answer_unknown_id = fault_answer_unknown_id,
     .open_cwd = open_cwd,
     .cwd_error = cwd_error,
     .child_env = child_env,
     .spawn_options = spawn_options,
-    .launched = launched,
+    .launch = launch,
     .exec_error = exec_error,
     .wire_exit_code = wire_exit_code,
     .cancel_terminates = cancel_terminates,

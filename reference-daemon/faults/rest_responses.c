@@ -42,12 +42,6 @@ struct MHD_Response *fault_error_response(unsigned status, const char *message)
     return r;
 }
 
-/* no-allow-405: a 405 without Allow. */
-void fault_method_refused(struct MHD_Response *r, const char *allow)
-{
-    if (!fault_active(FAULT_NO_ALLOW_405)) rest_real.method_refused(r, allow);
-}
-
 /* unresolvable-500: a path that cannot be resolved is a server error. */
 enum MHD_Result fault_reply_fs_error(struct MHD_Connection *c, int code, bool for_write)
 {

@@ -9,25 +9,73 @@
 
 #include "fault.h"
 #include "rest/http_response.h"
+#include "rest/request_path.h"
 #include "rest_request_state.h"
 
-/* sweep-rest-500, sweep-put-500: 500 before routing. */
-bool fault_answer_first(struct MHD_Connection *c, const char *url, const char *method,
-                        enum MHD_Result *ret)
+#define FILES_PREFIX "/v1/files"
+#define FILES_PREFIX_LEN (sizeof(FILES_PREFIX) - 1)
+
+static bool names_files(const char *url)
 {
-    if ((fault_active(FAULT_SWEEP_REST_500) && strcmp(url, "/v1/health") != 0) ||
-        (fault_active(FAULT_SWEEP_PUT_500) && strcmp(method, MHD_HTTP_METHOD_PUT) == 0)) {
-        *ret = rest_reply_error(c, 500, "internal error");
-        return true;
-    }
-    return rest_real.answer_first(c, url, method, ret);
+    return strncmp(url, FILES_PREFIX, FILES_PREFIX_LEN) == 0 &&
+           (url[FILES_PREFIX_LEN] == '/' || url[FILES_PREFIX_LEN] == '\0');
 }
 
-/* unknown-route-200: an unknown route answers 200 {}. */
-enum MHD_Result fault_reply_unknown_route(struct MHD_Connection *c)
+/* The methods each route of rest_server.c allows (its 405 answers), NULL
+ * for a route the daemon does not serve. */
+static const char *allowed_methods(const char *url)
 {
-    if (fault_active(FAULT_UNKNOWN_ROUTE_200)) return rest_reply_json(c, 200, json_object());
-    return rest_real.reply_unknown_route(c);
+    if (names_files(url)) return "GET HEAD PUT DELETE";
+    if (strcmp(url, "/v1/health") == 0 || strcmp(url, "/v1/metadata") == 0) return "GET HEAD";
+    return NULL;
+}
+
+static bool method_allowed(const char *allowed, const char *method)
+{
+    size_t n = strlen(method);
+    for (const char *p = allowed; (p = strstr(p, method)); p += n)
+        if ((p == allowed || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0')) return true;
+    return false;
+}
+
+/* Whether the real router answers 405: the method is not among allowed,
+ * and for a file route the path decodes (it refuses a bad path first). */
+static bool refuses_method(struct rest_request *rq, const char *url, const char *method,
+                           const char *allowed)
+{
+    if (method_allowed(allowed, method)) return false;
+    if (rq->path || !names_files(url)) return true;
+    char *path = NULL;
+    const char *why = "";
+    const char *raw = url[FILES_PREFIX_LEN] ? url + FILES_PREFIX_LEN + 1 : "";
+    bool decodes = rest_decode_path(raw, &path, &why) == 0;
+    free(path);
+    return decodes;
+}
+
+static enum MHD_Result answered(struct rest_request *rq, enum MHD_Result r)
+{
+    rq->started = true;
+    rq->responded = true;
+    return r;
+}
+
+/* sweep-rest-500, sweep-put-500: 500 before routing; unknown-route-200:
+ * an unknown route answers 200 {}; no-allow-405: a 405 without Allow. */
+enum MHD_Result fault_route(struct rest_request *rq, struct MHD_Connection *c, const char *url,
+                            const char *method, const char *upload_data, size_t *upload_size,
+                            bool *must_wait)
+{
+    if ((fault_active(FAULT_SWEEP_REST_500) && strcmp(url, "/v1/health") != 0) ||
+        (fault_active(FAULT_SWEEP_PUT_500) && strcmp(method, MHD_HTTP_METHOD_PUT) == 0))
+        return answered(rq, rest_reply_error(c, 500, "internal error"));
+    const char *allowed = allowed_methods(url);
+    if (!allowed && fault_active(FAULT_UNKNOWN_ROUTE_200))
+        return answered(rq, rest_reply_json(c, 200, json_object()));
+    if (allowed && fault_active(FAULT_NO_ALLOW_405) && refuses_method(rq, url, method, allowed))
+        return answered(
+            rq, rest_queue(c, 405, rest_behaviour->error_response(405, "method not allowed")));
+    return rest_real.route(rq, c, url, method, upload_data, upload_size, must_wait);
 }
 
 /* serialize-requests: one request at a time, across all connections. A

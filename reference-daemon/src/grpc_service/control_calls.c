@@ -53,12 +53,8 @@ void write_stdin_on_request(struct sbx_grpc_server_call *call, const uint8_t *ms
         service_behaviour->reject_undecodable(call, "WriteStdinRequest");
         return;
     }
-    char why[160];
-    int code = service_behaviour->check_request(&req->base, SVC_WRITE_STDIN, why, sizeof(why));
-    struct proc *p = code == SBX_GRPC_OK ? proc_lookup(svc->pm, req->process_id) : NULL;
-    if (code != SBX_GRPC_OK) {
-        sbx_grpc_server_call_finish(call, code, why);
-    } else if (!p) {
+    struct proc *p = proc_lookup(svc->pm, req->process_id);
+    if (!p) {
         service_behaviour->answer_unknown_id(call, req->process_id, SVC_WRITE_STDIN);
     } else {
         int rc = service_behaviour->write_stdin(p, req, call, on_stdin_done);
@@ -85,14 +81,10 @@ void send_signal_on_request(struct sbx_grpc_server_call *call, const uint8_t *ms
         service_behaviour->reject_undecodable(call, "SendSignalRequest");
         return;
     }
-    char why[160];
-    int code = service_behaviour->check_request(&req->base, SVC_SEND_SIGNAL, why, sizeof(why));
     int signo = 0;
     int sig_code = service_behaviour->signal_number((int)req->signal, &signo);
     struct proc *p = proc_lookup(svc->pm, req->process_id);
-    if (code != SBX_GRPC_OK) {
-        sbx_grpc_server_call_finish(call, code, why);
-    } else if (sig_code != SBX_GRPC_OK) {
+    if (sig_code != SBX_GRPC_OK) {
         char m[64];
         snprintf(m, sizeof(m), "unsupported signal %d", (int)req->signal);
         sbx_grpc_server_call_finish(call, SBX_GRPC_INVALID_ARGUMENT, m);
@@ -124,12 +116,8 @@ void resize_tty_on_request(struct sbx_grpc_server_call *call, const uint8_t *msg
         service_behaviour->reject_undecodable(call, "ResizeTTYRequest");
         return;
     }
-    char why[160];
-    int code = service_behaviour->check_request(&req->base, SVC_RESIZE_TTY, why, sizeof(why));
     struct proc *p = proc_lookup(svc->pm, req->process_id);
-    if (code != SBX_GRPC_OK) {
-        sbx_grpc_server_call_finish(call, code, why);
-    } else if (!p) {
+    if (!p) {
         service_behaviour->answer_unknown_id(call, req->process_id, SVC_RESIZE_TTY);
     } else if (!proc_has_pty(p)) {
         service_behaviour->answer_no_pty(call);

@@ -126,10 +126,10 @@ void execute_run(struct exec_call *c, Process__V1__ExecuteRequest *req)
 {
     char err[512] = "";
     struct launch_spec spec;
-    int code = service_behaviour->check_request(&req->base, SVC_EXECUTE, err, sizeof(err));
-    if (code == SBX_GRPC_OK) code = launch_spec_init(&spec, req->config, NULL, err, sizeof(err));
+    int code = launch_spec_init(&spec, req->config, NULL, err, sizeof(err));
     if (code == SBX_GRPC_OK) {
-        code = svc_launch(c->svc, &spec, SVC_EXECUTE, &callbacks, c, &c->p, err, sizeof(err));
+        code = service_behaviour->launch(c->svc, &spec, SVC_EXECUTE, &callbacks, c, &c->p, err,
+                                         sizeof(err));
         launch_spec_free(&spec); /* its strings point into req */
     }
     process__v1__execute_request__free_unpacked(req, NULL);

@@ -26,25 +26,30 @@ int svc_launch(struct process_service *svc, const struct launch_spec *spec, enum
         return SBX_GRPC_RESOURCE_EXHAUSTED;
     }
 
-    struct spawn_opts o = {
+    struct spawn_opts o;
+    service_behaviour->spawn_options(&o, spec, method);
+    o.envp = envp;
+    o.cwd_fd = cwd_fd;
+    int e = proc_spawn(svc->pm, &o, cb, user, out);
+    free(envp);
+    close(cwd_fd);
+    if (e == 0) return SBX_GRPC_OK;
+    return service_behaviour->exec_error(e, spec->argv[0], msg, msglen);
+}
+
+void svc_spawn_options_real(struct spawn_opts *o, const struct launch_spec *spec,
+                            enum svc_method method)
+{
+    *o = (struct spawn_opts){
         .argv = spec->argv,
-        .envp = envp,
-        .cwd_fd = cwd_fd,
+        .cwd_fd = -1,
+        /* Start's stdin is a pipe for WriteStdin (P12); Execute has none. */
         .stdin_mode = method == SVC_START ? SPAWN_STDIN_PIPE : SPAWN_STDIN_NULL,
         .pty = spec->pty,
         .pty_cols = spec->cols,
         .pty_rows = spec->rows,
-        .own_group = true,
+        .own_group = true, /* P16 */
     };
-    service_behaviour->spawn_options(&o, method);
-    int e = proc_spawn(svc->pm, &o, cb, user, out);
-    free(envp);
-    close(cwd_fd);
-    if (e == 0) {
-        service_behaviour->launched(*out, method);
-        return SBX_GRPC_OK;
-    }
-    return service_behaviour->exec_error(e, spec->argv[0], msg, msglen);
 }
 
 int svc_open_cwd_real(const struct process_service *svc, const char *cwd, enum svc_method method)
@@ -118,9 +123,9 @@ struct process_service *process_service_new(uv_loop_t *loop, struct daemon_state
     if (!svc->root_abs ||
         add(svc, "Start", SBX_GRPC_METHOD_SERVER_STREAMING, service_behaviour->on_start) != 0 ||
         add(svc, "Execute", SBX_GRPC_METHOD_UNARY, service_behaviour->on_execute) != 0 ||
-        add(svc, "WriteStdin", SBX_GRPC_METHOD_UNARY, write_stdin_on_request) != 0 ||
-        add(svc, "SendSignal", SBX_GRPC_METHOD_UNARY, send_signal_on_request) != 0 ||
-        add(svc, "ResizeTTY", SBX_GRPC_METHOD_UNARY, resize_tty_on_request) != 0) {
+        add(svc, "WriteStdin", SBX_GRPC_METHOD_UNARY, service_behaviour->on_write_stdin) != 0 ||
+        add(svc, "SendSignal", SBX_GRPC_METHOD_UNARY, service_behaviour->on_send_signal) != 0 ||
+        add(svc, "ResizeTTY", SBX_GRPC_METHOD_UNARY, service_behaviour->on_resize_tty) != 0) {
         free(svc->root_abs);
         free(svc);
         return NULL;

@@ -23,16 +23,20 @@ struct start_call;
 
 struct service_behaviour {
     /* Any call. */
-    /* The handlers of a Start and of an Execute request (start_on_request,
-     * execute_on_request; user is the process_service), so that another
-     * build may answer some requests itself. */
+    /* The handlers of the five methods' requests (start_on_request,
+     * execute_on_request, write_stdin_on_request, send_signal_on_request,
+     * resize_tty_on_request; user is the process_service), so that
+     * another build may answer some requests itself. A request's unknown
+     * fields are skipped, as protobuf readers do (G4). */
     void (*on_start)(struct sbx_grpc_server_call *call, const uint8_t *msg, size_t len, void *user);
     void (*on_execute)(struct sbx_grpc_server_call *call, const uint8_t *msg, size_t len,
                        void *user);
-    /* A decoded request of method: OK, or the gRPC code (and msg) it is
-     * refused with. */
-    int (*check_request)(const ProtobufCMessage *req, enum svc_method method, char *msg,
-                         size_t msglen);
+    void (*on_write_stdin)(struct sbx_grpc_server_call *call, const uint8_t *msg, size_t len,
+                           void *user);
+    void (*on_send_signal)(struct sbx_grpc_server_call *call, const uint8_t *msg, size_t len,
+                           void *user);
+    void (*on_resize_tty)(struct sbx_grpc_server_call *call, const uint8_t *msg, size_t len,
+                          void *user);
     /* Answers a request that did not decode (G3). */
     void (*reject_undecodable)(struct sbx_grpc_server_call *call, const char *what);
     /* Answers a WriteStdin, SendSignal or ResizeTTY for an id no process
@@ -51,10 +55,17 @@ struct service_behaviour {
      * daemon's own, with the request's laid over it); NULL when out of
      * memory, else released with free(). */
     char **(*child_env)(const struct env_var *vars, size_t nvars);
-    /* Completes the options of a process about to be spawned for method. */
-    void (*spawn_options)(struct spawn_opts *o, enum svc_method method);
-    /* A process was started for method. */
-    void (*launched)(struct proc *p, enum svc_method method);
+    /* The spawn options of a launch for method from its request: the
+     * command, a PTY of the asked size (P15), the child in its own group
+     * (P16), stdin a pipe for Start and none for Execute. The caller adds
+     * the environment and the working directory. */
+    void (*spawn_options)(struct spawn_opts *o, const struct launch_spec *spec,
+                          enum svc_method method);
+    /* Launches the process of a validated request (svc_launch), so that
+     * another build may act on what it started. */
+    int (*launch)(struct process_service *svc, const struct launch_spec *spec,
+                  enum svc_method method, const struct proc_callbacks *cb, void *user,
+                  struct proc **out, char *msg, size_t msglen);
     /* The gRPC code (and msg) of a failed exec (exec_errno_status). */
     int (*exec_error)(int err, const char *command, char *msg, size_t msglen);
     /* The exit code sent on the wire for a process's exit_code (proc.h). */
@@ -125,6 +136,8 @@ struct service_behaviour {
 };
 
 /* The daemon's own operations that service_real points to. */
+void svc_spawn_options_real(struct spawn_opts *o, const struct launch_spec *spec,
+                            enum svc_method method);
 int svc_open_cwd_real(const struct process_service *svc, const char *cwd, enum svc_method method);
 void svc_reject_undecodable_real(struct sbx_grpc_server_call *call, const char *what);
 void svc_not_found_real(struct sbx_grpc_server_call *call, int32_t id, enum svc_method method);

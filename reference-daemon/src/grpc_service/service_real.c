@@ -6,32 +6,9 @@
 
 extern char **environ;
 
-static int accept_request(const ProtobufCMessage *req, enum svc_method method, char *msg,
-                          size_t msglen)
-{
-    /* Unknown fields are skipped, as protobuf readers do. */
-    (void)req;
-    (void)method;
-    (void)msg;
-    (void)msglen;
-    return SBX_GRPC_OK;
-}
-
 static char **daemon_env_with_request(const struct env_var *vars, size_t nvars)
 {
     return env_build(environ, vars, nvars);
-}
-
-static void spawn_as_asked(struct spawn_opts *o, enum svc_method method)
-{
-    (void)o;
-    (void)method;
-}
-
-static void nothing_launched(struct proc *p, enum svc_method method)
-{
-    (void)p;
-    (void)method;
 }
 
 static int32_t exit_code_as_is(int exit_code)
@@ -86,14 +63,16 @@ static int send_execute_response(struct sbx_grpc_server_call *call,
 const struct service_behaviour service_real = {
     .on_start = start_on_request,
     .on_execute = execute_on_request,
-    .check_request = accept_request,
+    .on_write_stdin = write_stdin_on_request,
+    .on_send_signal = send_signal_on_request,
+    .on_resize_tty = resize_tty_on_request,
     .reject_undecodable = svc_reject_undecodable_real,
     .answer_unknown_id = svc_not_found_real,
     .open_cwd = svc_open_cwd_real,
     .cwd_error = cwd_error_status,
     .child_env = daemon_env_with_request,
-    .spawn_options = spawn_as_asked,
-    .launched = nothing_launched,
+    .spawn_options = svc_spawn_options_real,
+    .launch = svc_launch,
     .exec_error = exec_errno_status,
     .wire_exit_code = exit_code_as_is,
     .cancel_terminates = cancel_always_terminates,

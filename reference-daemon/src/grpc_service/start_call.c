@@ -294,8 +294,6 @@ void start_on_request(struct sbx_grpc_server_call *call, const uint8_t *msg, siz
     char err[512] = "";
     struct launch_spec spec;
     int code;
-    code = service_behaviour->check_request(&req->base, SVC_START, err, sizeof(err));
-    if (code != SBX_GRPC_OK) goto fail;
     code = env_keys_check(msg, len, err, sizeof(err));
     if (code != SBX_GRPC_OK) goto fail;
     code = launch_spec_init(
@@ -312,7 +310,7 @@ void start_on_request(struct sbx_grpc_server_call *call, const uint8_t *msg, siz
     }
     c->svc = svc;
     c->call = call;
-    code = svc_launch(svc, &spec, SVC_START, &callbacks, c, &c->p, err, sizeof(err));
+    code = service_behaviour->launch(svc, &spec, SVC_START, &callbacks, c, &c->p, err, sizeof(err));
     launch_spec_free(&spec);
     if (code != SBX_GRPC_OK) {
         free(c);

@@ -73,7 +73,7 @@ enum MHD_Result rest_reply_error_close(struct MHD_Connection *c, unsigned status
 enum MHD_Result rest_reply_405(struct MHD_Connection *c, const char *allow)
 {
     struct MHD_Response *r = rest_behaviour->error_response(405, "method not allowed");
-    if (r) rest_behaviour->method_refused(r, allow);
+    if (r) MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, allow);
     return rest_queue(c, 405, r);
 }
 

@@ -36,6 +36,16 @@ struct rest_request {
     char fail_msg[160];
 };
 
+/* Routes a request of method for url to its handler (rest_server.c):
+ * called like the server's access handler, for the headers and, for a PUT,
+ * each body chunk and the end of the body. must_wait, when not NULL: on
+ * the event loop, which answers only what needs no disk wait and
+ * otherwise sets *must_wait with nothing queued, for the blocking pool to
+ * route again. */
+enum MHD_Result rest_route(struct rest_request *rq, struct MHD_Connection *c, const char *url,
+                           const char *method, const char *upload_data, size_t *upload_size,
+                           bool *must_wait);
+
 /* GET and HEAD of /v1/files/{path} (on_loop: see above). */
 enum MHD_Result files_get(struct rest_request *rq, struct MHD_Connection *c, bool head);
 

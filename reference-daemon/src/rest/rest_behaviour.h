@@ -51,8 +51,6 @@ struct rest_behaviour {
     void (*complete_json)(json_t *body);
     /* The response of an Error with status and message (NULL on failure). */
     struct MHD_Response *(*error_response)(unsigned status, const char *message);
-    /* Adds to a 405 response the headers that name the allowed methods. */
-    void (*method_refused)(struct MHD_Response *r, const char *allow);
     /* Answers a resolver or file-system error code (rest_reply_fs_error). */
     enum MHD_Result (*reply_fs_error)(struct MHD_Connection *c, int code, bool for_write);
 
@@ -64,10 +62,11 @@ struct rest_behaviour {
      * growing it: 0, or an HTTP status with *why set. */
     int (*path_decoded)(char *path, const char **why);
 
-    /* Before routing any request: true when a response was queued
-     * instead (*ret). */
-    bool (*answer_first)(struct MHD_Connection *c, const char *url, const char *method,
-                         enum MHD_Result *ret);
+    /* Answers a request by routing it to its handler (rest_route), so
+     * that another build may answer some requests itself. */
+    enum MHD_Result (*route)(struct rest_request *rq, struct MHD_Connection *c, const char *url,
+                             const char *method, const char *upload_data, size_t *upload_size,
+                             bool *must_wait);
     /* A request's headers arrived and it is handled (not refused for its
      * framing). true when it suspended c (MHD_suspend_connection): it
      * resumes c when the request may go on, and the server then hears
@@ -76,8 +75,6 @@ struct rest_behaviour {
     /* The server stops: every connection request_begins suspended must be
      * resumed now, and none suspended from here on. */
     void (*server_stops)(void);
-    /* Answers a request for a route that does not exist. */
-    enum MHD_Result (*reply_unknown_route)(struct MHD_Connection *c);
 
     /* Removal (files_delete.c). */
     /* Answers a DELETE of /v1/files/{path} (files_delete): the handler,

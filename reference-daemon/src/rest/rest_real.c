@@ -78,26 +78,11 @@ static void complete_json(json_t *body)
     (void)body;
 }
 
-static void method_refused(struct MHD_Response *r, const char *allow)
-{
-    MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, allow);
-}
-
 static int path_decoded(char *path, const char **why)
 {
     (void)path;
     (void)why;
     return 0;
-}
-
-static bool answer_first(struct MHD_Connection *c, const char *url, const char *method,
-                         enum MHD_Result *ret)
-{
-    (void)c;
-    (void)url;
-    (void)method;
-    (void)ret;
-    return false;
 }
 
 static bool request_begins(struct rest_request *rq, struct MHD_Connection *c)
@@ -108,11 +93,6 @@ static bool request_begins(struct rest_request *rq, struct MHD_Connection *c)
 }
 
 static void server_stops(void) {}
-
-static enum MHD_Result reply_unknown_route(struct MHD_Connection *c)
-{
-    return rest_reply_error(c, 404, "no such route");
-}
 
 static enum byte_range_result file_range(struct MHD_Connection *c, uint64_t size, uint64_t *start,
                                          uint64_t *len)
@@ -192,14 +172,12 @@ const struct rest_behaviour rest_real = {
     .json_media_type = json_media_type,
     .complete_json = complete_json,
     .error_response = rest_error_response_real,
-    .method_refused = method_refused,
     .reply_fs_error = rest_reply_fs_error_real,
     .path_decode = pct_decode,
     .path_decoded = path_decoded,
-    .answer_first = answer_first,
+    .route = rest_route,
     .request_begins = request_begins,
     .server_stops = server_stops,
-    .reply_unknown_route = reply_unknown_route,
     .files_get = files_get,
     .file_range = file_range,
     .file_response = rest_file_response_real,

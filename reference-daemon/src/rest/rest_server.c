@@ -136,17 +136,11 @@ static bool names_files(const char *url)
     return strncmp(url, FILES_PREFIX, plen) == 0 && (url[plen] == '/' || url[plen] == '\0');
 }
 
-static enum MHD_Result route(struct rest_request *rq, struct MHD_Connection *c, const char *url,
-                             const char *method, const char *upload_data, size_t *upload_size,
-                             bool *must_wait)
+enum MHD_Result rest_route(struct rest_request *rq, struct MHD_Connection *c, const char *url,
+                           const char *method, const char *upload_data, size_t *upload_size,
+                           bool *must_wait)
 {
     size_t plen = strlen(FILES_PREFIX);
-    enum MHD_Result early;
-    if (rest_behaviour->answer_first(c, url, method, &early)) {
-        rq->started = true;
-        rq->responded = true;
-        return early;
-    }
     if (names_files(url))
         return route_files(rq, c, url[plen] ? url + plen + 1 : "", method, upload_data, upload_size,
                            must_wait);
@@ -157,14 +151,14 @@ static enum MHD_Result route(struct rest_request *rq, struct MHD_Connection *c, 
         return get ? probe_health(rq, c) : rest_reply_405(c, "GET, HEAD");
     if (strcmp(url, "/v1/metadata") == 0)
         return get ? probe_metadata(rq, c) : rest_reply_405(c, "GET, HEAD");
-    return rest_behaviour->reply_unknown_route(c);
+    return rest_reply_error(c, 404, "no such route");
 }
 
 static enum MHD_Result route_on_pool(struct request_offload *o, const char *data, size_t *size)
 {
     struct served_request *s =
         (struct served_request *)((char *)o - offsetof(struct served_request, offload));
-    return route(&s->rq, o->c, s->url, s->method, data, size, NULL);
+    return rest_behaviour->route(&s->rq, o->c, s->url, s->method, data, size, NULL);
 }
 
 /* libmicrohttpd (0.9.75) hands a chunked body's next chunk to the handler
@@ -236,12 +230,14 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         *upload_size = 0; /* the answer is out: drop any remaining body */
         return MHD_YES;
     }
-    if (!names_files(url)) return route(rq, c, url, method, upload_data, upload_size, NULL);
+    if (!names_files(url))
+        return rest_behaviour->route(rq, c, url, method, upload_data, upload_size, NULL);
     /* A file request goes to the pool unless the loop can answer it from
      * the kernel's caches (a GET of a cached file: no hand-off both ways). */
     if (strcmp(method, MHD_HTTP_METHOD_PUT) != 0) {
         bool must_wait = false;
-        enum MHD_Result r = route(rq, c, url, method, upload_data, upload_size, &must_wait);
+        enum MHD_Result r =
+            rest_behaviour->route(rq, c, url, method, upload_data, upload_size, &must_wait);
         if (!must_wait) return r;
     }
     return request_offload_start(&s->offload, c, route_on_pool, upload_data, upload_size);
