@@ -8,20 +8,25 @@
 #   ci/test.sh [--sanitize] --build-only
 #                           only install and build (.ci/run builds the
 #                           sanitizer tree while the regular tests run)
+#   ci/test.sh --skip-clean-pass
+#                           all but cases_clean_daemon_passes (.ci/run: its
+#                           sanitizer run and main job cover that pass)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 build=build
 flags=(-DSBX_WERROR=ON)
 groups=()
+exclude=()
 sanitize=no
 build_only=no
 for arg in "$@"; do
   case "$arg" in
   --sanitize) sanitize=yes ;;
   --build-only) build_only=yes ;;
+  --skip-clean-pass) exclude=(-E '^cases_clean_daemon_passes$') ;;
   *)
-    sed -n '3,10p' "$0" | sed 's/^# \{0,1\}//' >&2
+    sed -n '3,13p' "$0" | sed 's/^# \{0,1\}//' >&2
     exit 2
     ;;
   esac
@@ -54,4 +59,4 @@ resources="$PWD/$build/ctest-resources.json"
   printf ']}]}\n'
 } >"$resources"
 ctest --test-dir "$build" --output-on-failure -j "$(($(nproc) * 3))" --timeout 600 \
-  --resource-spec-file "$resources" "${groups[@]}"
+  --resource-spec-file "$resources" "${groups[@]}" "${exclude[@]}"
