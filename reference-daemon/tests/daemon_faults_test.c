@@ -730,7 +730,11 @@ static void test_faults(void **state)
     int failures = 0;
     for (size_t i = shard_k; i < sizeof(cases) / sizeof(cases[0]); i += shard_n) {
         bool clean = run_probe(&cases[i], false);
-        bool broken = !run_probe(&cases[i], true);
+        /* A probe of a timing fault (register-late's 20 ms window) can miss
+         * it on a busy machine: up to three tries, each a new daemon. */
+        bool broken = false;
+        for (int attempt = 0; attempt < 3 && !broken; attempt++)
+            broken = !run_probe(&cases[i], true);
         if (!clean || !broken) {
             fprintf(stderr, "fault %s: probe %s without it, %s with it\n", cases[i].fault,
                     clean ? "holds" : "FAILS", broken ? "fails" : "STILL HOLDS");
