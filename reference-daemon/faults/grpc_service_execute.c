@@ -100,21 +100,21 @@ static void run_queued(void)
         struct exec_call *c = q->c;
         Process__V1__ExecuteRequest *req = q->req;
         free(q);
-        service_real.run_execute(c, req); /* an answered call is over at once */
+        service_real.execute_run(c, req); /* an answered call is over at once */
     }
     starting = false;
 }
 
-void fault_run_execute(struct exec_call *c, Process__V1__ExecuteRequest *req)
+void fault_execute_run(struct exec_call *c, Process__V1__ExecuteRequest *req)
 {
     if (fault_active(FAULT_DEADLINE_ANSWERS_OK)) arm_deadline_kill(c); /* before: c may end */
     if (!fault_active(FAULT_SERIALIZE_RPCS)) {
-        service_real.run_execute(c, req);
+        service_real.execute_run(c, req);
         return;
     }
     struct queued_execute *q = malloc(sizeof(*q));
     if (!q) {
-        service_real.run_execute(c, req);
+        service_real.execute_run(c, req);
         return;
     }
     *q = (struct queued_execute){NULL, c, req};
@@ -123,16 +123,9 @@ void fault_run_execute(struct exec_call *c, Process__V1__ExecuteRequest *req)
     run_queued();
 }
 
-void fault_execute_over(struct exec_call *c)
+/* Cancelled while it waited: it never runs. */
+static void unqueue(struct exec_call *c)
 {
-    disarm_deadline_kill(c);
-    service_real.execute_over(c);
-    if (c == running) {
-        running = NULL;
-        run_queued();
-        return;
-    }
-    /* Cancelled while it waited: it never runs. */
     for (struct queued_execute **pp = &queue_head; *pp; pp = &(*pp)->next) {
         if ((*pp)->c != c) continue;
         struct queued_execute *q = *pp;
@@ -141,6 +134,19 @@ void fault_execute_over(struct exec_call *c)
         process__v1__execute_request__free_unpacked(q->req, NULL);
         free(q);
         return;
+    }
+}
+
+/* The Execute is over: the next one in the queue runs. */
+void fault_execute_free(struct exec_call *c)
+{
+    disarm_deadline_kill(c);
+    bool was_running = c == running;
+    if (!was_running) unqueue(c);
+    service_real.execute_free(c);
+    if (was_running) {
+        running = NULL;
+        run_queued();
     }
 }
 

@@ -235,12 +235,29 @@ static int32_t wire_exit_code(int exit_code)
     return service_real.wire_exit_code(exit_code);
 }
 
-/* cancel-no-kill, ignore-deadline. */
-static bool cancel_terminates(enum sbx_grpc_cancel_reason reason)
+/* cancel-no-kill, ignore-deadline: the call ends, its process runs on. */
+static bool cancel_spares_process(enum sbx_grpc_cancel_reason reason)
 {
-    if (fault_active(FAULT_CANCEL_NO_KILL)) return false;
-    if (reason == SBX_GRPC_CANCEL_DEADLINE && fault_active(FAULT_IGNORE_DEADLINE)) return false;
-    return service_real.cancel_terminates(reason);
+    return fault_active(FAULT_CANCEL_NO_KILL) ||
+           (reason == SBX_GRPC_CANCEL_DEADLINE && fault_active(FAULT_IGNORE_DEADLINE));
+}
+
+static void start_on_cancel(struct sbx_grpc_server_call *call, void *user,
+                            enum sbx_grpc_cancel_reason reason)
+{
+    if (cancel_spares_process(reason))
+        start_end_cancelled(call, user);
+    else
+        service_real.start_on_cancel(call, user, reason);
+}
+
+static void execute_on_cancel(struct sbx_grpc_server_call *call, void *user,
+                              enum sbx_grpc_cancel_reason reason)
+{
+    if (cancel_spares_process(reason))
+        execute_end_cancelled(call, user);
+    else
+        service_real.execute_on_cancel(call, user, reason);
 }
 
 static const struct service_behaviour service_faulty = {
@@ -258,18 +275,19 @@ static const struct service_behaviour service_faulty = {
     .launch = launch,
     .exec_error = exec_error,
     .wire_exit_code = wire_exit_code,
-    .cancel_terminates = cancel_terminates,
     .refuse_start = fault_refuse_start,
     .register_start = fault_register_start,
     .send_init = fault_send_init,
     .announce_start = fault_announce_start,
     .start_output = fault_start_output,
-    .start_reads_in_place = fault_start_reads_in_place,
-    .start_exited = fault_start_exited,
+    .start_process = {start_on_output, fault_start_on_exit, fault_start_read_space,
+                      start_output_read},
+    .start_on_cancel = start_on_cancel,
     .finish_start = fault_finish_start,
-    .start_freed = fault_start_freed,
-    .run_execute = fault_run_execute,
-    .execute_over = fault_execute_over,
+    .start_free = fault_start_free,
+    .execute_run = fault_execute_run,
+    .execute_on_cancel = execute_on_cancel,
+    .execute_free = fault_execute_free,
     .refuse_execute = fault_refuse_execute,
     .execute_output_limit = fault_execute_output_limit,
     .send_execute_response = fault_send_execute_response,

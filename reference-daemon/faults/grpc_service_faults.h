@@ -23,15 +23,16 @@ void fault_send_init(struct sbx_grpc_server_call *call, int32_t id);
 void fault_announce_start(struct start_call *c);
 void fault_start_output(struct start_call *c, struct proc *p, enum proc_stream s,
                         const uint8_t *data, size_t len);
-bool fault_start_reads_in_place(void);
-void fault_start_exited(struct start_call *c);
+size_t fault_start_read_space(struct proc *p, enum proc_stream s, struct iovec *iov, size_t max_iov,
+                              size_t want, void *user);
+void fault_start_on_exit(struct proc *p, int exit_code, void *user);
 void fault_finish_start(struct sbx_grpc_server_call *call, int32_t exit_code);
-void fault_start_freed(struct start_call *c);
+void fault_start_free(struct start_call *c);
 
-/* grpc_service_execute.c: serialize-rpcs, exec-truncate-1m,
- * exec-text-mode, execute-limit-off, notfound-exit-127. */
-void fault_run_execute(struct exec_call *c, Process__V1__ExecuteRequest *req);
-void fault_execute_over(struct exec_call *c);
+/* grpc_service_execute.c: serialize-rpcs, deadline-answers-ok,
+ * exec-truncate-1m, exec-text-mode, execute-limit-off, notfound-exit-127. */
+void fault_execute_run(struct exec_call *c, Process__V1__ExecuteRequest *req);
+void fault_execute_free(struct exec_call *c);
 void fault_refuse_execute(struct sbx_grpc_server_call *call, int code, const char *msg);
 size_t fault_execute_output_limit(const struct daemon_config *cfg);
 int fault_send_execute_response(struct sbx_grpc_server_call *call,

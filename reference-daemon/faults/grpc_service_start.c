@@ -37,7 +37,7 @@ static void free_timer(uv_handle_t *h)
     free(h);
 }
 
-void fault_start_freed(struct start_call *c)
+void fault_start_free(struct start_call *c)
 {
     struct start_faults *f = *start_call_extension(c);
     if (f) {
@@ -50,7 +50,7 @@ void fault_start_freed(struct start_call *c)
         free(f);
         *start_call_extension(c) = NULL;
     }
-    service_real.start_freed(c);
+    service_real.start_free(c);
 }
 
 /* One event: drop-chunk loses the third, reorder-chunks sends the second
@@ -138,9 +138,13 @@ static bool reworks_events(void)
            fault_active(FAULT_STREAM_LINE_BUFFERED);
 }
 
-bool fault_start_reads_in_place(void)
+/* The in-place read bypasses start_output: off while the events are
+ * reworked. */
+size_t fault_start_read_space(struct proc *p, enum proc_stream s, struct iovec *iov, size_t max_iov,
+                              size_t want, void *user)
 {
-    return !reworks_events() && service_real.start_reads_in_place();
+    if (reworks_events()) return 0;
+    return service_real.start_process.read_space(p, s, iov, max_iov, want, user);
 }
 
 /* pty-stderr-split: PTY output labelled stderr; buffer-until-exit;
@@ -179,8 +183,9 @@ void fault_start_output(struct start_call *c, struct proc *p, enum proc_stream s
 
 /* What buffer-until-exit, stream-line-buffered and reorder-chunks held
  * goes out before the ExitEvent. */
-void fault_start_exited(struct start_call *c)
+void fault_start_on_exit(struct proc *p, int exit_code, void *user)
 {
+    struct start_call *c = user;
     struct start_faults *f = *start_call_extension(c);
     if (f) {
         backlog_flush(c, f);
@@ -190,7 +195,7 @@ void fault_start_exited(struct start_call *c)
             f->held = NULL;
         }
     }
-    service_real.start_exited(c);
+    service_real.start_process.finished(p, exit_code, user);
 }
 
 /* start-no-init. */

@@ -73,15 +73,18 @@ static bool answer_early(struct MHD_Connection *c, const char *raw_rest, enum MH
     return variant_redirect_unclean(c, raw_rest, ret) || rest_real.answer_early(c, raw_rest, ret);
 }
 
-/* head-sends-body, serialize-requests. */
-static void request_done(struct rest_request *rq, struct MHD_Connection *c, bool completed)
+/* head-sends-body, serialize-requests: what the faults kept for the
+ * request goes, before the request itself. */
+static void end_request(struct MHD_Connection *c, void **con_cls, bool completed)
 {
-    if (rq->extension) {
+    struct rest_request *rq = *con_cls;
+    if (rq && rq->extension) {
         fault_head_body_send(rq, c, completed);
         fault_request_unserialize(rq);
         fault_request_free(rq);
     }
-    rest_real.request_done(rq, c, completed);
+    if (!rq) fault_request_abandoned(c);
+    rest_real.end_request(c, con_cls, completed);
 }
 
 /* list-null-entries, metadata-null-env, variant-extra-fields: every JSON
@@ -98,7 +101,7 @@ static const struct rest_behaviour rest_faulty = {
     .open_parent = open_parent,
     .begin_write = begin_write,
     .answer_early = answer_early,
-    .request_done = request_done,
+    .end_request = end_request,
     .error_code = fault_error_code,
     .json_media_type = fault_json_media_type,
     .complete_json = complete_json,
@@ -107,8 +110,8 @@ static const struct rest_behaviour rest_faulty = {
     .path_decode = fault_path_decode,
     .path_decoded = fault_path_decoded,
     .route = fault_route,
-    .request_begins = fault_request_begins,
-    .server_stops = fault_server_stops,
+    .serve_request = fault_serve_request,
+    .close_server = fault_close_server,
     .files_get = fault_files_get,
     .file_range = fault_file_range,
     .file_response = fault_file_response,

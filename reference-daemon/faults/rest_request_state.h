@@ -2,7 +2,7 @@
 #ifndef SBX_FAULTS_REST_REQUEST_STATE_H
 #define SBX_FAULTS_REST_REQUEST_STATE_H
 /* What the REST faults keep for one request, in rq->extension (owned by
- * the fault build's rest_behaviour, freed by its request_done). */
+ * the fault build's rest_behaviour, freed by its end_request). */
 #include <stdbool.h>
 
 #include "rest/request.h"

@@ -79,31 +79,38 @@ enum MHD_Result fault_route(struct rest_request *rq, struct MHD_Connection *c, c
 }
 
 /* serialize-requests: one request at a time, across all connections. A
- * request that finds another one running waits with its connection
- * suspended (a thread of the server's loop must not wait: the running
- * request may need it to finish) and is resumed, in arrival order, when
- * the running one is done. */
+ * request that finds another one running waits, before the server made
+ * anything of it, with its connection suspended (a thread of the server's
+ * loop must not wait: the running request may need it to finish); it is
+ * resumed, in arrival order, when the running one is done, and the server
+ * then hears its headers again. */
 struct serial_waiter {
     struct serial_waiter *next;
     struct MHD_Connection *c;
-    struct fault_request *fr;
 };
 static pthread_mutex_t serial_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool serial_busy, serial_stopping;
 static struct serial_waiter *serial_head, *serial_tail;
+/* The connection the turn was handed to, until its headers come again. */
+static struct MHD_Connection *serial_granted;
 
-bool fault_request_begins(struct rest_request *rq, struct MHD_Connection *c)
+enum serial_turn { TURN_HELD, TURN_NONE, TURN_WAIT };
+
+static enum serial_turn serial_take_turn(struct MHD_Connection *c)
 {
-    struct fault_request *fr;
-    if (fault_active(FAULT_SERIALIZE_REQUESTS) && (fr = fault_request_of(rq))) {
-        pthread_mutex_lock(&serial_lock);
-        struct serial_waiter *w = NULL;
-        if (!serial_busy || serial_stopping) {
-            serial_busy = !serial_stopping;
-            fr->serialized = !serial_stopping;
-        } else if ((w = calloc(1, sizeof(*w)))) {
+    enum serial_turn t = TURN_HELD;
+    pthread_mutex_lock(&serial_lock);
+    if (serial_stopping) {
+        t = TURN_NONE;
+    } else if (serial_granted == c) {
+        serial_granted = NULL;
+    } else if (!serial_busy) {
+        serial_busy = true;
+    } else {
+        struct serial_waiter *w = calloc(1, sizeof(*w));
+        t = w ? TURN_WAIT : TURN_NONE;
+        if (w) {
             w->c = c;
-            w->fr = fr;
             if (serial_tail)
                 serial_tail->next = w;
             else
@@ -111,13 +118,13 @@ bool fault_request_begins(struct rest_request *rq, struct MHD_Connection *c)
             serial_tail = w;
             MHD_suspend_connection(c);
         }
-        pthread_mutex_unlock(&serial_lock);
-        if (w) return true;
     }
-    return rest_real.request_begins(rq, c);
+    pthread_mutex_unlock(&serial_lock);
+    return t;
 }
 
-/* Hands the turn to the first waiter (which now holds it), or frees it. */
+/* Hands the turn to the first waiter (which now holds it), or frees it.
+ * Called with serial_lock held. */
 static void pass_turn(void)
 {
     struct serial_waiter *w = serial_head;
@@ -125,9 +132,36 @@ static void pass_turn(void)
     if (!w) return;
     serial_head = w->next;
     if (!serial_head) serial_tail = NULL;
-    w->fr->serialized = true;
+    serial_granted = w->c;
     MHD_resume_connection(w->c);
     free(w);
+}
+
+static void serial_release(void)
+{
+    pthread_mutex_lock(&serial_lock);
+    pass_turn();
+    pthread_mutex_unlock(&serial_lock);
+}
+
+enum MHD_Result fault_serve_request(struct rest_server *srv, struct MHD_Connection *c,
+                                    const char *url, const char *method, const char *upload_data,
+                                    size_t *upload_size, void **con_cls)
+{
+    if (*con_cls || !fault_active(FAULT_SERIALIZE_REQUESTS))
+        return rest_real.serve_request(srv, c, url, method, upload_data, upload_size, con_cls);
+    enum serial_turn t = serial_take_turn(c);
+    if (t == TURN_WAIT) return MHD_YES;
+    enum MHD_Result r =
+        rest_real.serve_request(srv, c, url, method, upload_data, upload_size, con_cls);
+    if (t == TURN_HELD) {
+        struct fault_request *fr = *con_cls ? fault_request_of(*con_cls) : NULL;
+        if (fr)
+            fr->serialized = true; /* released when the request ends */
+        else
+            serial_release();
+    }
+    return r;
 }
 
 void fault_request_unserialize(struct rest_request *rq)
@@ -135,17 +169,25 @@ void fault_request_unserialize(struct rest_request *rq)
     struct fault_request *fr = rq->extension;
     if (!fr || !fr->serialized) return;
     fr->serialized = false;
+    serial_release();
+}
+
+void fault_request_abandoned(struct MHD_Connection *c)
+{
     pthread_mutex_lock(&serial_lock);
-    pass_turn();
+    if (serial_granted == c) { /* closed before its headers came again */
+        serial_granted = NULL;
+        pass_turn();
+    }
     pthread_mutex_unlock(&serial_lock);
 }
 
-void fault_server_stops(void)
+void fault_close_server(struct rest_server *srv)
 {
     pthread_mutex_lock(&serial_lock);
     serial_stopping = true;
     while (serial_head)
         pass_turn();
     pthread_mutex_unlock(&serial_lock);
-    rest_real.server_stops();
+    rest_real.close_server(srv);
 }

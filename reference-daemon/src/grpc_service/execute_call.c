@@ -40,13 +40,17 @@ struct process_service *exec_call_service(const struct exec_call *c)
     return c->svc;
 }
 
-/* The call is over (answered or cancelled): free it. */
-static void exec_call_done(struct exec_call *c)
+void execute_free_real(struct exec_call *c)
 {
-    service_behaviour->execute_over(c);
     free(c->out.data);
     free(c->err.data);
     free(c);
+}
+
+/* The call is over (answered or cancelled): free it. */
+static void exec_call_done(struct exec_call *c)
+{
+    service_behaviour->execute_free(c);
 }
 
 static int buf_append(struct out_buf *b, const uint8_t *d, size_t n, size_t limit)
@@ -106,18 +110,25 @@ static void on_finished(struct proc *p, int exit_code, void *user)
     exec_call_done(c);
 }
 
-static void on_cancel(struct sbx_grpc_server_call *call, void *user,
-                      enum sbx_grpc_cancel_reason reason)
+void execute_end_cancelled(struct sbx_grpc_server_call *call, struct exec_call *c)
 {
-    struct exec_call *c = user;
     sbx_grpc_server_call_release(call);
     c->call = NULL;
     if (c->p) {
-        if (service_behaviour->cancel_terminates(reason)) proc_terminate(c->p, CANCEL_GRACE_MS);
         proc_detach(c->p);
         c->p = NULL;
     }
     exec_call_done(c);
+}
+
+void execute_on_cancel_real(struct sbx_grpc_server_call *call, void *user,
+                            enum sbx_grpc_cancel_reason reason)
+{
+    struct exec_call *c = user;
+    (void)reason;
+    /* P17, G5: a cancelled call or a passed deadline takes the group. */
+    if (c->p) proc_terminate(c->p, CANCEL_GRACE_MS);
+    execute_end_cancelled(call, c);
 }
 
 static const struct proc_callbacks callbacks = {on_output, on_finished};
@@ -166,6 +177,6 @@ void execute_on_request(struct sbx_grpc_server_call *call, const uint8_t *msg, s
     }
     c->svc = svc;
     c->call = call;
-    sbx_grpc_server_call_on_cancel(call, on_cancel, c);
-    service_behaviour->run_execute(c, req);
+    sbx_grpc_server_call_on_cancel(call, service_behaviour->execute_on_cancel, c);
+    service_behaviour->execute_run(c, req);
 }

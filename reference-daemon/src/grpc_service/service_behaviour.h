@@ -70,9 +70,6 @@ struct service_behaviour {
     int (*exec_error)(int err, const char *command, char *msg, size_t msglen);
     /* The exit code sent on the wire for a process's exit_code (proc.h). */
     int32_t (*wire_exit_code)(int exit_code);
-    /* Whether a call that was cancelled, for reason, takes its process
-     * group with it (P17, G5). */
-    bool (*cancel_terminates)(enum sbx_grpc_cancel_reason reason);
 
     /* Start (start_call.c). */
     /* Ends a Start that could not start (P8: no InitEvent, just the
@@ -88,24 +85,34 @@ struct service_behaviour {
     /* Output read from the Start's process: sends it (start_send_output). */
     void (*start_output)(struct start_call *c, struct proc *p, enum proc_stream s,
                          const uint8_t *data, size_t len);
-    /* Whether a Start that streams much may read its child straight into
-     * the call's queue, in events of the chunk size. */
-    bool (*start_reads_in_place)(void);
-    /* The Start's process finished and its output drained: before the
-     * ExitEvent. */
-    void (*start_exited)(struct start_call *c);
+    /* The process manager's callbacks of a Start's process (user is the
+     * start_call): start_on_output, start_on_exit (the process finished and
+     * its output drained: the ExitEvent, the status, the record freed),
+     * start_read_space (the in-place read of a stream that produced much,
+     * straight into the call's queue) and start_output_read. */
+    struct proc_callbacks start_process;
+    /* The wire layer's cancel callback of a Start (user is the
+     * start_call): the process group is terminated (P17, G5), the call
+     * and its record end (start_end_cancelled). */
+    void (*start_on_cancel)(struct sbx_grpc_server_call *call, void *user,
+                            enum sbx_grpc_cancel_reason reason);
     /* Ends a Start whose process exited with exit_code (as on the wire):
      * the ExitEvent, then the status (P7, P11). */
     void (*finish_start)(struct sbx_grpc_server_call *call, int32_t exit_code);
-    /* The Start's record is about to be freed (its extension released). */
-    void (*start_freed)(struct start_call *c);
+    /* Frees a Start's record, once its call and process are let go. */
+    void (*start_free)(struct start_call *c);
 
     /* Execute (execute_call.c). */
-    /* Runs an accepted Execute (execute_run). */
-    void (*run_execute)(struct exec_call *c, Process__V1__ExecuteRequest *req);
-    /* The Execute is over (answered or cancelled), before its record is
-     * freed. */
-    void (*execute_over)(struct exec_call *c);
+    /* Runs an accepted Execute: launches its process, or answers the call
+     * and ends it (execute_run). Frees req. */
+    void (*execute_run)(struct exec_call *c, Process__V1__ExecuteRequest *req);
+    /* The wire layer's cancel callback of an Execute (user is the
+     * exec_call): the process group is terminated (P17, G5), the call
+     * and its record end (execute_end_cancelled). */
+    void (*execute_on_cancel)(struct sbx_grpc_server_call *call, void *user,
+                              enum sbx_grpc_cancel_reason reason);
+    /* Frees an Execute's record once it is over (answered or cancelled). */
+    void (*execute_free)(struct exec_call *c);
     /* Ends an Execute that could not start with its status. */
     void (*refuse_execute)(struct sbx_grpc_server_call *call, int code, const char *msg);
     /* The per-stream bound on Execute output (0 = none). */
@@ -166,8 +173,21 @@ bool start_call_open(const struct start_call *c);
 struct proc *start_call_proc(const struct start_call *c);
 struct process_service *start_call_service(const struct start_call *c);
 /* A pointer owned by the service_behaviour in use, released by its
- * start_freed. */
+ * start_free. */
 void **start_call_extension(struct start_call *c);
+/* The daemon's own callbacks of a Start (service_real). */
+void start_on_output(struct proc *p, enum proc_stream s, const uint8_t *data, size_t len,
+                     void *user);
+void start_on_exit(struct proc *p, int exit_code, void *user);
+size_t start_read_space(struct proc *p, enum proc_stream s, struct iovec *iov, size_t max_iov,
+                        size_t want, void *user);
+void start_output_read(struct proc *p, enum proc_stream s, size_t len, void *user);
+void start_on_cancel_real(struct sbx_grpc_server_call *call, void *user,
+                          enum sbx_grpc_cancel_reason reason);
+void start_free_real(struct start_call *c);
+/* Ends a cancelled Start: releases call, lets go of the process as it is
+ * (unregistered, detached) and frees the record. */
+void start_end_cancelled(struct sbx_grpc_server_call *call, struct start_call *c);
 
 /* What an Execute's behaviour may see of its call (execute_call.c). */
 /* The call (NULL once answered or cancelled) and its process (NULL once
@@ -176,9 +196,14 @@ struct sbx_grpc_server_call *exec_call_server_call(const struct exec_call *c);
 struct proc *exec_call_proc(const struct exec_call *c);
 struct process_service *exec_call_service(const struct exec_call *c);
 
-/* Runs an accepted Execute: launches its process, or answers the call and
- * ends it (execute_call.c). Frees req. */
+/* The daemon's own steps of an Execute (service_real). */
 void execute_run(struct exec_call *c, Process__V1__ExecuteRequest *req);
+void execute_on_cancel_real(struct sbx_grpc_server_call *call, void *user,
+                            enum sbx_grpc_cancel_reason reason);
+void execute_free_real(struct exec_call *c);
+/* Ends a cancelled Execute: releases call, lets go of the process as it is
+ * (detached) and frees the record. */
+void execute_end_cancelled(struct sbx_grpc_server_call *call, struct exec_call *c);
 
 extern const struct service_behaviour service_real;
 extern const struct service_behaviour *const service_behaviour;

@@ -16,37 +16,11 @@ static int32_t exit_code_as_is(int exit_code)
     return exit_code;
 }
 
-static bool cancel_always_terminates(enum sbx_grpc_cancel_reason reason)
-{
-    (void)reason;
-    return true;
-}
-
-static bool reads_in_place(void)
-{
-    return true;
-}
-
 static void start_output_real(struct start_call *c, struct proc *p, enum proc_stream s,
                               const uint8_t *data, size_t len)
 {
     (void)p;
     start_send_output(c, s, data, len);
-}
-
-static void start_nothing_held(struct start_call *c)
-{
-    (void)c;
-}
-
-static void run_at_once(struct exec_call *c, Process__V1__ExecuteRequest *req)
-{
-    execute_run(c, req);
-}
-
-static void execute_nothing_left(struct exec_call *c)
-{
-    (void)c;
 }
 
 static size_t output_limit(const struct daemon_config *cfg)
@@ -75,18 +49,18 @@ const struct service_behaviour service_real = {
     .launch = svc_launch,
     .exec_error = exec_errno_status,
     .wire_exit_code = exit_code_as_is,
-    .cancel_terminates = cancel_always_terminates,
     .refuse_start = svc_finish_real,
     .register_start = svc_register_start_real,
     .send_init = svc_send_init_real,
     .announce_start = start_send_init,
     .start_output = start_output_real,
-    .start_reads_in_place = reads_in_place,
-    .start_exited = start_nothing_held,
+    .start_process = {start_on_output, start_on_exit, start_read_space, start_output_read},
+    .start_on_cancel = start_on_cancel_real,
     .finish_start = svc_finish_start_real,
-    .start_freed = start_nothing_held,
-    .run_execute = run_at_once,
-    .execute_over = execute_nothing_left,
+    .start_free = start_free_real,
+    .execute_run = execute_run,
+    .execute_on_cancel = execute_on_cancel_real,
+    .execute_free = execute_free_real,
     .refuse_execute = svc_finish_real,
     .execute_output_limit = output_limit,
     .send_execute_response = send_execute_response,

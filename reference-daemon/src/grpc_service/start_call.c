@@ -26,10 +26,14 @@ struct start_call {
     void *extension;    /* owned by the service_behaviour in use */
 };
 
+void start_free_real(struct start_call *c)
+{
+    free(c);
+}
+
 static void start_call_free(struct start_call *c)
 {
-    service_behaviour->start_freed(c);
-    free(c);
+    service_behaviour->start_free(c);
 }
 
 void start_send_init(struct start_call *c)
@@ -136,7 +140,7 @@ static void after_output(struct start_call *c)
         proc_pause_output(c->p, true);
 }
 
-static void on_output(struct proc *p, enum proc_stream s, const uint8_t *d, size_t n, void *user)
+void start_on_output(struct proc *p, enum proc_stream s, const uint8_t *d, size_t n, void *user)
 {
     struct start_call *c = user;
     service_behaviour->start_output(c, p, s, d, n);
@@ -162,12 +166,11 @@ static size_t varint_len(size_t v)
 
 static bool in_place_allowed(const struct start_call *c)
 {
-    return c->call && c->init_sent && c->streamed >= IN_PLACE_AFTER &&
-           service_behaviour->start_reads_in_place();
+    return c->call && c->init_sent && c->streamed >= IN_PLACE_AFTER;
 }
 
-static size_t read_space(struct proc *p, enum proc_stream s, struct iovec *iov, size_t max_iov,
-                         size_t want, void *user)
+size_t start_read_space(struct proc *p, enum proc_stream s, struct iovec *iov, size_t max_iov,
+                        size_t want, void *user)
 {
     (void)p;
     (void)s;
@@ -201,7 +204,7 @@ static size_t frame_event(uint8_t *slot, size_t head, enum proc_stream s, size_t
     return h + n;
 }
 
-static void output_read(struct proc *p, enum proc_stream s, size_t n, void *user)
+void start_output_read(struct proc *p, enum proc_stream s, size_t n, void *user)
 {
     (void)p;
     struct start_call *c = user;
@@ -219,10 +222,9 @@ static void output_read(struct proc *p, enum proc_stream s, size_t n, void *user
     after_output(c);
 }
 
-static void on_finished(struct proc *p, int exit_code, void *user)
+void start_on_exit(struct proc *p, int exit_code, void *user)
 {
     struct start_call *c = user;
-    service_behaviour->start_exited(c);
     start_send_init(c);
     if (c->call) {
         service_behaviour->finish_start(c->call, service_behaviour->wire_exit_code(exit_code));
@@ -253,25 +255,28 @@ static void on_writable(struct sbx_grpc_server_call *call, void *user)
     if (c->p) proc_pause_output(c->p, false);
 }
 
-static void on_cancel(struct sbx_grpc_server_call *call, void *user,
-                      enum sbx_grpc_cancel_reason reason)
+void start_end_cancelled(struct sbx_grpc_server_call *call, struct start_call *c)
 {
-    struct start_call *c = user;
     sbx_grpc_server_call_release(call);
     c->call = NULL;
-    if (!c->p) {
-        start_call_free(c);
-        return;
+    if (c->p) {
+        proc_unregister(c->p);
+        proc_detach(c->p);
+        c->p = NULL;
     }
-    /* P17: a cancelled stream takes its process group with it. */
-    if (service_behaviour->cancel_terminates(reason)) proc_terminate(c->p, CANCEL_GRACE_MS);
-    proc_unregister(c->p);
-    proc_detach(c->p);
-    c->p = NULL;
     start_call_free(c);
 }
 
-static const struct proc_callbacks callbacks = {on_output, on_finished, read_space, output_read};
+void start_on_cancel_real(struct sbx_grpc_server_call *call, void *user,
+                          enum sbx_grpc_cancel_reason reason)
+{
+    struct start_call *c = user;
+    (void)reason;
+    /* P17: a cancelled stream takes its process group with it, whatever
+     * ended it (G5: a passed deadline too). */
+    if (c->p) proc_terminate(c->p, CANCEL_GRACE_MS);
+    start_end_cancelled(call, c);
+}
 
 int32_t svc_register_start_real(struct start_call *c, struct proc *p)
 {
@@ -310,7 +315,8 @@ void start_on_request(struct sbx_grpc_server_call *call, const uint8_t *msg, siz
     }
     c->svc = svc;
     c->call = call;
-    code = service_behaviour->launch(svc, &spec, SVC_START, &callbacks, c, &c->p, err, sizeof(err));
+    code = service_behaviour->launch(svc, &spec, SVC_START, &service_behaviour->start_process, c,
+                                     &c->p, err, sizeof(err));
     launch_spec_free(&spec);
     if (code != SBX_GRPC_OK) {
         free(c);
@@ -325,7 +331,7 @@ void start_on_request(struct sbx_grpc_server_call *call, const uint8_t *msg, siz
         start_call_free(c);
         return;
     }
-    sbx_grpc_server_call_on_cancel(call, on_cancel, c);
+    sbx_grpc_server_call_on_cancel(call, service_behaviour->start_on_cancel, c);
     sbx_grpc_server_call_on_writable(call, 0, on_writable, c);
     service_behaviour->announce_start(c);
     return;

@@ -19,7 +19,7 @@ struct rest_request {
     bool responded;  /* a response is queued */
     char *path;      /* decoded {path} of /v1/files */
     void *extension; /* owned by the rest_behaviour in use (rest_behaviour.h),
-                        released by its request_done */
+                        released by its end_request */
     /* GET and HEAD on an event-loop thread, with the resolver in its
      * cached-only mode: files_get answers only what needs no disk wait and
      * otherwise sets must_wait with nothing queued, for the blocking pool. */

@@ -23,6 +23,7 @@
 
 struct multipart;
 struct rest_request;
+struct rest_server;
 
 struct rest_behaviour {
     /* Opens a request path like open(2), beneath the root (GET, HEAD):
@@ -37,9 +38,11 @@ struct rest_behaviour {
     /* Before routing a /v1/files request whose raw path after "/v1/files/"
      * is raw_rest: true when a response was queued instead (*ret). */
     bool (*answer_early)(struct MHD_Connection *c, const char *raw_rest, enum MHD_Result *ret);
-    /* The request is over, before its state is freed; completed when the
-     * whole response went out. Releases rq->extension. */
-    void (*request_done)(struct rest_request *rq, struct MHD_Connection *c, bool completed);
+    /* The request on c is over (libmicrohttpd's completion notice; completed
+     * when the whole response went out): frees its state, *con_cls (the
+     * rest_request, NULL when none was made), rq->extension included
+     * (rest_end_request). */
+    void (*end_request)(struct MHD_Connection *c, void **con_cls, bool completed);
 
     /* Responses (http_response.c). */
     /* The Error code of an HTTP status (F13). */
@@ -67,14 +70,19 @@ struct rest_behaviour {
     enum MHD_Result (*route)(struct rest_request *rq, struct MHD_Connection *c, const char *url,
                              const char *method, const char *upload_data, size_t *upload_size,
                              bool *must_wait);
-    /* A request's headers arrived and it is handled (not refused for its
-     * framing). true when it suspended c (MHD_suspend_connection): it
-     * resumes c when the request may go on, and the server then hears
-     * the headers again. */
-    bool (*request_begins)(struct rest_request *rq, struct MHD_Connection *c);
-    /* The server stops: every connection request_begins suspended must be
-     * resumed now, and none suspended from here on. */
-    void (*server_stops)(void);
+    /* Serves one call of libmicrohttpd's access handler for a request on c
+     * whose header block is complete (rest_serve_request): the first call
+     * (*con_cls NULL) makes the request's state, a rest_request, and
+     * refuses bad framing; the next ones carry the body and route it. A
+     * call that leaves *con_cls NULL and suspends c hears the headers
+     * again once c is resumed. */
+    enum MHD_Result (*serve_request)(struct rest_server *srv, struct MHD_Connection *c,
+                                     const char *url, const char *method, const char *upload_data,
+                                     size_t *upload_size, void **con_cls);
+    /* Stops the server once no call is left on the blocking pool: closes
+     * every connection (libmicrohttpd refuses to stop while one is
+     * suspended) and the listener, and frees srv (rest_server_close). */
+    void (*close_server)(struct rest_server *srv);
 
     /* Removal (files_delete.c). */
     /* Answers a DELETE of /v1/files/{path} (files_delete): the handler,
@@ -150,6 +158,11 @@ json_t *rest_health_body_real(const struct daemon_state *st);
 struct MHD_Response *rest_file_response_real(struct rest_request *rq, int fd, uint64_t start,
                                              uint64_t len, bool head);
 json_t *rest_entry_json_real(const struct fs_entry *e);
+enum MHD_Result rest_serve_request(struct rest_server *srv, struct MHD_Connection *c,
+                                   const char *url, const char *method, const char *upload_data,
+                                   size_t *upload_size, void **con_cls);
+void rest_end_request(struct MHD_Connection *c, void **con_cls, bool completed);
+void rest_server_close(struct rest_server *srv);
 
 extern const struct rest_behaviour rest_real;
 extern const struct rest_behaviour *const rest_behaviour;

@@ -41,13 +41,6 @@ static bool answer_early(struct MHD_Connection *c, const char *raw_rest, enum MH
     return false;
 }
 
-static void request_done(struct rest_request *rq, struct MHD_Connection *c, bool completed)
-{
-    (void)rq;
-    (void)c;
-    (void)completed;
-}
-
 static const char *error_code(unsigned status)
 {
     switch (status) {
@@ -84,15 +77,6 @@ static int path_decoded(char *path, const char **why)
     (void)why;
     return 0;
 }
-
-static bool request_begins(struct rest_request *rq, struct MHD_Connection *c)
-{
-    (void)rq;
-    (void)c;
-    return false;
-}
-
-static void server_stops(void) {}
 
 static enum byte_range_result file_range(struct MHD_Connection *c, uint64_t size, uint64_t *start,
                                          uint64_t *len)
@@ -167,7 +151,7 @@ const struct rest_behaviour rest_real = {
     .open_parent = open_parent,
     .begin_write = begin_write,
     .answer_early = answer_early,
-    .request_done = request_done,
+    .end_request = rest_end_request,
     .error_code = error_code,
     .json_media_type = json_media_type,
     .complete_json = complete_json,
@@ -176,8 +160,8 @@ const struct rest_behaviour rest_real = {
     .path_decode = pct_decode,
     .path_decoded = path_decoded,
     .route = rest_route,
-    .request_begins = request_begins,
-    .server_stops = server_stops,
+    .serve_request = rest_serve_request,
+    .close_server = rest_server_close,
     .files_get = files_get,
     .file_range = file_range,
     .file_response = rest_file_response_real,

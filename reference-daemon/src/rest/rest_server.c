@@ -69,7 +69,6 @@ struct served_request {
     struct rest_request rq; /* first: handlers and behaviours see only this */
     struct request_offload offload;
     const char *url, *method; /* libmicrohttpd's, valid for the request */
-    bool held;                /* request_begins suspended it: its headers call comes again */
 };
 
 /* The path and query are taken raw: this server decodes them itself,
@@ -176,12 +175,10 @@ static bool connection_suspended(struct MHD_Connection *c)
     return suspended == MHD_YES;
 }
 
-static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
-                                  const char *method, const char *version, const char *upload_data,
-                                  size_t *upload_size, void **con_cls)
+enum MHD_Result rest_serve_request(struct rest_server *srv, struct MHD_Connection *c,
+                                   const char *url, const char *method, const char *upload_data,
+                                   size_t *upload_size, void **con_cls)
 {
-    (void)version;
-    struct rest_server *srv = cls;
     struct served_request *s = *con_cls;
     struct rest_request *rq = s ? &s->rq : NULL;
     if (s && s->offload.pending && connection_suspended(c))
@@ -191,10 +188,6 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         enum request_offload_outcome oc = request_offload_collect(&s->offload, c, &collected);
         if (oc == OFFLOAD_ANSWERED || (oc == OFFLOAD_COLLECTED && collected == MHD_NO))
             return collected;
-        if (s->held) {
-            s->held = false;
-            if (strcmp(method, MHD_HTTP_METHOD_PUT) != 0) return MHD_YES;
-        }
     } else {
         s = calloc(1, sizeof(*s));
         if (!s) return MHD_NO;
@@ -206,16 +199,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         rq->file.fd = -1;
         rq->file.dir_fd = -1;
         *con_cls = s;
-        header_deadline_headers_done(srv->deadline, c);
         enum MHD_Result refused;
         if (request_framing_refused(c, &refused)) {
             rq->started = true;
             rq->responded = true;
             return refused;
-        }
-        if (rest_behaviour->request_begins(rq, c)) {
-            s->held = true;
-            return MHD_YES;
         }
         /* Answering before the request is complete makes the server close
          * the connection afterwards; only a PUT acts on its headers alone
@@ -243,20 +231,36 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     return request_offload_start(&s->offload, c, route_on_pool, upload_data, upload_size);
 }
 
+/* libmicrohttpd's access handler: c's header block is complete. */
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
+                                  const char *method, const char *version, const char *upload_data,
+                                  size_t *upload_size, void **con_cls)
+{
+    (void)version;
+    struct rest_server *srv = cls;
+    if (!*con_cls) header_deadline_headers_done(srv->deadline, c);
+    return rest_behaviour->serve_request(srv, c, url, method, upload_data, upload_size, con_cls);
+}
+
+void rest_end_request(struct MHD_Connection *c, void **con_cls, bool completed)
+{
+    (void)c;
+    (void)completed;
+    struct served_request *s = *con_cls;
+    if (!s) return;
+    files_put_cleanup(&s->rq); /* removes the temporary file of an unfinished upload */
+    request_offload_free(&s->offload);
+    free(s->rq.path);
+    free(s);
+    *con_cls = NULL;
+}
+
 static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
                          enum MHD_RequestTerminationCode toe)
 {
     struct rest_server *srv = cls;
-    struct served_request *s = *con_cls;
-    if (!s) return;
-    struct rest_request *rq = &s->rq;
-    header_deadline_request_done(srv->deadline, c);
-    rest_behaviour->request_done(rq, c, toe == MHD_REQUEST_TERMINATED_COMPLETED_OK);
-    files_put_cleanup(rq); /* removes the temporary file of an unfinished upload */
-    request_offload_free(&s->offload);
-    free(rq->path);
-    free(s);
-    *con_cls = NULL;
+    if (*con_cls) header_deadline_request_done(srv->deadline, c);
+    rest_behaviour->end_request(c, con_cls, toe == MHD_REQUEST_TERMINATED_COMPLETED_OK);
 }
 
 static int open_listener(const char *host, int port, int *bound, char *err, size_t errlen)
@@ -429,7 +433,11 @@ void rest_server_stop(struct rest_server *srv)
     /* Every call on the pool ends and resumes its connection first:
      * libmicrohttpd refuses to stop with connections suspended. */
     blocking_pool_stop(srv->pool);
-    rest_behaviour->server_stops();
+    rest_behaviour->close_server(srv);
+}
+
+void rest_server_close(struct rest_server *srv)
+{
     MHD_stop_daemon(srv->mhd);
     header_deadline_stop(srv->deadline); /* after the connections' CLOSED notices */
     close(srv->listen_fd);
