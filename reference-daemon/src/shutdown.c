@@ -21,7 +21,7 @@ int shutdown_init(struct daemon_shutdown *sd, uv_loop_t *loop, struct daemon_sta
                   struct process_service *svc)
 {
     *sd = (struct daemon_shutdown){.loop = loop, .st = st, .pm = pm, .grpc = grpc, .svc = svc};
-    sd->grace_ms = shutdown_behaviour->grace_ms();
+    sd->grace_ms = SHUTDOWN_GRACE_MS;
     sd->timeout_ms = shutdown_behaviour->timeout_ms(st->cfg);
     uv_signal_init(loop, &sd->sigterm);
     uv_signal_init(loop, &sd->sigint);

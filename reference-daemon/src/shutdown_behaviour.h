@@ -17,8 +17,6 @@
 struct shutdown_behaviour {
     /* The bound on the whole shutdown (--shutdown-timeout, L1). */
     uint64_t (*timeout_ms)(const struct daemon_config *cfg);
-    /* The grace between SIGTERM and SIGKILL (L1). */
-    uint64_t (*grace_ms)(void);
     /* The shutdown's first step: health answers 503 from now on (M2). */
     void (*mark_shutting_down)(struct daemon_state *st);
     /* Ends the managed processes (L1): SIGTERM to every group now, SIGKILL
@@ -33,7 +31,6 @@ struct shutdown_behaviour {
 };
 
 uint64_t shutdown_timeout_ms_real(const struct daemon_config *cfg);
-uint64_t shutdown_grace_ms_real(void);
 void shutdown_mark_real(struct daemon_state *st);
 void shutdown_stop_processes_real(struct daemon_shutdown *sd);
 void shutdown_kill_left_real(struct proc_manager *pm);

@@ -8,11 +8,6 @@ uint64_t shutdown_timeout_ms_real(const struct daemon_config *cfg)
     return cfg->shutdown_timeout_ms;
 }
 
-uint64_t shutdown_grace_ms_real(void)
-{
-    return SHUTDOWN_GRACE_MS;
-}
-
 void shutdown_mark_real(struct daemon_state *st)
 {
     atomic_store(&st->shutting_down, true);
@@ -38,7 +33,6 @@ void shutdown_release_processes_real(struct proc_manager *pm)
 
 const struct shutdown_behaviour shutdown_real = {
     .timeout_ms = shutdown_timeout_ms_real,
-    .grace_ms = shutdown_grace_ms_real,
     .mark_shutting_down = shutdown_mark_real,
     .stop_processes = shutdown_stop_processes_real,
     .kill_left = shutdown_kill_left_real,
