@@ -18,13 +18,6 @@ static bool spares_processes(void)
     return fault_active(FAULT_SHUTDOWN_NO_KILL) || fault_active(FAULT_SHUTDOWN_NO_SIGKILL);
 }
 
-static uint64_t timeout_ms(const struct daemon_config *cfg)
-{
-    /* shutdown-timeout-ignored: the default bounds the shutdown, whatever
-     * --shutdown-timeout said. */
-    return fault_active(FAULT_SHUTDOWN_TIMEOUT_IGNORED) ? 10000 : shutdown_real.timeout_ms(cfg);
-}
-
 static void mark_shutting_down(struct daemon_state *st)
 {
     if (!fault_active(FAULT_SHUTDOWN_NO_503)) shutdown_real.mark_shutting_down(st);
@@ -64,12 +57,19 @@ static void on_grace_close(uv_timer_t *t)
     shutdown_close_server(t->data);
 }
 
-/* The shutdown's process stage. shutdown-kill-at-once: a grace of 0, so
- * SIGKILL without SIGTERM. shutdown-accepts-new: the service, which the
- * shutdown closed to new Starts and Executes just before, is opened again. */
+/* The shutdown's process stage, its first step after the deadline was
+ * armed. shutdown-kill-at-once: a grace of 0, so SIGKILL without SIGTERM.
+ * shutdown-timeout-ignored: the default 10 s bounds the shutdown, whatever
+ * --shutdown-timeout said (the deadline re-armed from the same start).
+ * shutdown-accepts-new: the service, which the shutdown closed to new
+ * Starts and Executes just before, is opened again. */
 static void stop_processes(struct daemon_shutdown *sd)
 {
     if (fault_active(FAULT_SHUTDOWN_KILL_AT_ONCE)) sd->grace_ms = 0;
+    if (fault_active(FAULT_SHUTDOWN_TIMEOUT_IGNORED)) {
+        sd->timeout_ms = 10000;
+        shutdown_arm_deadline(sd);
+    }
     if (fault_active(FAULT_SHUTDOWN_ACCEPTS_NEW)) sd->svc->refusing = false;
     if (fault_active(FAULT_SHUTDOWN_NO_EXIT_EVENT)) {
         /* Streams cut at once: no process gets to report its exit. */
@@ -103,7 +103,6 @@ static void release_processes(struct proc_manager *pm)
 }
 
 static const struct shutdown_behaviour shutdown_faulty = {
-    .timeout_ms = timeout_ms,
     .mark_shutting_down = mark_shutting_down,
     .stop_processes = stop_processes,
     .kill_left = kill_left,

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "daemon_config.h"
 #include "shutdown_behaviour.h"
 
 static void on_signal(uv_signal_t *h, int sig)
@@ -22,7 +23,7 @@ int shutdown_init(struct daemon_shutdown *sd, uv_loop_t *loop, struct daemon_sta
 {
     *sd = (struct daemon_shutdown){.loop = loop, .st = st, .pm = pm, .grpc = grpc, .svc = svc};
     sd->grace_ms = SHUTDOWN_GRACE_MS;
-    sd->timeout_ms = shutdown_behaviour->timeout_ms(st->cfg);
+    sd->timeout_ms = st->cfg->shutdown_timeout_ms;
     uv_signal_init(loop, &sd->sigterm);
     uv_signal_init(loop, &sd->sigint);
     uv_timer_init(loop, &sd->deadline);
@@ -91,6 +92,11 @@ static void on_deadline(uv_timer_t *t)
     shutdown_cut_streams(sd);
 }
 
+void shutdown_arm_deadline(struct daemon_shutdown *sd)
+{
+    uv_timer_start(&sd->deadline, on_deadline, time_left(sd), 0);
+}
+
 void shutdown_begin(struct daemon_shutdown *sd)
 {
     if (sd->begun) return;
@@ -99,7 +105,7 @@ void shutdown_begin(struct daemon_shutdown *sd)
     /* First of all, so that health answers 503 from now on (M2). */
     shutdown_behaviour->mark_shutting_down(sd->st);
     process_service_refuse_new(sd->svc);
-    uv_timer_start(&sd->deadline, on_deadline, sd->timeout_ms, 0);
+    shutdown_arm_deadline(sd);
     /* L1: SIGTERM to every group now, SIGKILL to stragglers after the
      * grace; then the server closes. */
     shutdown_behaviour->stop_processes(sd);

@@ -42,6 +42,9 @@ int shutdown_init(struct daemon_shutdown *sd, uv_loop_t *loop, struct daemon_sta
 /* Starts the shutdown (what the signals do). Idempotent. */
 void shutdown_begin(struct daemon_shutdown *sd);
 
+/* (Re)arms the deadline at sd->timeout_ms after the shutdown began. */
+void shutdown_arm_deadline(struct daemon_shutdown *sd);
+
 /* The steps the process stage of shutdown_behaviour.h ends with. Once
  * every process is gone (or abandoned): lets the calls' last messages and
  * trailers go out for the time left of the timeout, then closes the

@@ -2,21 +2,18 @@
 #ifndef SBX_SHUTDOWN_BEHAVIOUR_H
 #define SBX_SHUTDOWN_BEHAVIOUR_H
 /* The decisions of the shutdown sequence (shutdown.c) that another build
- * of the daemon may wrap: its bounds, the 503 window, how the managed
+ * of the daemon may wrap: the 503 window, how the managed
  * processes are ended. Chosen at link time like fs_behaviour
  * (fs/fs_behaviour.h): sandboxd-ref links shutdown_behaviour_real.c,
  * sandboxd-ref-faulty its wrappers from reference-daemon/faults/. Constant
  * while the daemon runs; called on the loop's thread only. */
 #include <stdint.h>
 
-#include "daemon_config.h"
 #include "daemon_state.h"
 #include "process/proc.h"
 #include "shutdown.h"
 
 struct shutdown_behaviour {
-    /* The bound on the whole shutdown (--shutdown-timeout, L1). */
-    uint64_t (*timeout_ms)(const struct daemon_config *cfg);
     /* The shutdown's first step: health answers 503 from now on (M2). */
     void (*mark_shutting_down)(struct daemon_state *st);
     /* Ends the managed processes (L1): SIGTERM to every group now, SIGKILL
@@ -30,7 +27,6 @@ struct shutdown_behaviour {
     void (*release_processes)(struct proc_manager *pm);
 };
 
-uint64_t shutdown_timeout_ms_real(const struct daemon_config *cfg);
 void shutdown_mark_real(struct daemon_state *st);
 void shutdown_stop_processes_real(struct daemon_shutdown *sd);
 void shutdown_kill_left_real(struct proc_manager *pm);

@@ -3,11 +3,6 @@
  * shutdown_behaviour.h). */
 #include "shutdown_behaviour.h"
 
-uint64_t shutdown_timeout_ms_real(const struct daemon_config *cfg)
-{
-    return cfg->shutdown_timeout_ms;
-}
-
 void shutdown_mark_real(struct daemon_state *st)
 {
     atomic_store(&st->shutting_down, true);
@@ -32,7 +27,6 @@ void shutdown_release_processes_real(struct proc_manager *pm)
 }
 
 const struct shutdown_behaviour shutdown_real = {
-    .timeout_ms = shutdown_timeout_ms_real,
     .mark_shutting_down = shutdown_mark_real,
     .stop_processes = shutdown_stop_processes_real,
     .kill_left = shutdown_kill_left_real,
