@@ -4,9 +4,11 @@
  * otherwise calls service_real. */
 #include <errno.h>
 #include <signal.h>
+#include <stdlib.h>
 
 #include "fault.h"
 #include "grpc_service_faults.h"
+#include "process/proc_internal.h"
 
 /* stdin-drop: WriteStdin calls that reached their process lookup. */
 static unsigned stdin_calls;
@@ -23,6 +25,23 @@ void fault_answer_unknown_id(struct sbx_grpc_server_call *call, int32_t id, enum
         return;
     }
     service_real.answer_unknown_id(call, id, method);
+}
+
+/* stdin-partial-drop: an input written to an idle stdin whose full pipe
+ * takes only part of it at once (the manager queued the rest) has the
+ * rest dropped and is answered done. */
+static int write_dropping_rest(struct proc *p, const Process__V1__WriteStdinRequest *req,
+                               struct sbx_grpc_server_call *call, proc_stdin_cb done)
+{
+    bool idle = !p->wq_head;
+    int rc = service_real.write_stdin(p, req, call, done);
+    if (rc != 0 || !idle || !p->wq_head) return rc;
+    struct stdin_req *rest = p->wq_head;
+    p->wq_head = p->wq_tail = NULL;
+    p->wq_bytes -= rest->len;
+    free(rest);
+    proc_update_polls(p);
+    return 1;
 }
 
 /* stdin-drop: every second input answered OK and not written;
@@ -44,6 +63,8 @@ int fault_write_stdin(struct proc *p, const Process__V1__WriteStdinRequest *req,
     }
     if (eof && fault_active(FAULT_STDIN_IGNORE_EOF)) return 1;
     if (eof && fault_active(FAULT_PTY_EOF_HANGUP)) return proc_close_stdin(p, true, done, call);
+    if (input && fault_active(FAULT_STDIN_PARTIAL_DROP))
+        return write_dropping_rest(p, req, call, done);
     return service_real.write_stdin(p, req, call, done);
 }
 

@@ -95,13 +95,6 @@ static int signal_exit_code(int signo)
     return proc_real.signal_exit_code(signo);
 }
 
-/* stdin-partial-drop: what a full pipe does not take at once is dropped
- * and the write reported complete. */
-static bool queues_unwritten_stdin(void)
-{
-    return !fault_active(FAULT_STDIN_PARTIAL_DROP) && proc_real.queues_unwritten_stdin();
-}
-
 /* pty-size-after-exec, setpgid-after-exec: what check-then-set runtimes
  * do. The PTY starts 0x0 and gets its size once the child has exec'd; the
  * group is asked for by the parent once the child has exec'd (refused
@@ -168,7 +161,6 @@ static const struct proc_behaviour proc_faulty = {
     .manager_options = manager_options,
     .allocate_id = allocate_id,
     .signal_exit_code = signal_exit_code,
-    .queues_unwritten_stdin = queues_unwritten_stdin,
     .pty_sized_at_open = pty_sized_at_open,
     .group_set_by_child = group_set_by_child,
     .child_execed = child_execed,

@@ -34,9 +34,6 @@ struct proc_behaviour {
     int32_t (*allocate_id)(struct proc_manager *m);
     /* The exit_code reported for a death by signal signo. */
     int (*signal_exit_code)(int signo);
-    /* Whether the bytes a full stdin pipe does not take at once are queued
-     * (else the write is reported done without them). */
-    bool (*queues_unwritten_stdin)(void);
 
     /* Spawning (spawn.c). */
     /* Whether a PTY gets its window size when it is opened, before the

@@ -38,7 +38,6 @@ const struct proc_behaviour proc_real = {
     .manager_options = options_as_given,
     .allocate_id = proc_allocate_id_real,
     .signal_exit_code = minus_one,
-    .queues_unwritten_stdin = yes,
     .pty_sized_at_open = yes,
     .group_set_by_child = yes,
     .child_execed = nothing_after_exec,

@@ -7,7 +7,6 @@
 #include <termios.h>
 #include <unistd.h>
 
-#include "proc_behaviour.h"
 #include "proc_internal.h"
 
 static void complete_req(struct proc *p, struct stdin_req *r, int err)
@@ -125,8 +124,7 @@ static int enqueue(struct proc *p, const uint8_t *data, size_t len, bool close_a
             } else if (n < 0 && errno == EINTR) {
                 continue;
             } else if (n < 0 && errno == EAGAIN) {
-                if (!proc_behaviour->queues_unwritten_stdin()) return 1;
-                break;
+                break; /* the rest is queued below */
             } else {
                 int e = n < 0 ? errno : EIO;
                 p->stdin_closed = true;
