@@ -2,11 +2,11 @@
 #ifndef SBX_SHUTDOWN_BEHAVIOUR_H
 #define SBX_SHUTDOWN_BEHAVIOUR_H
 /* The decisions of the shutdown sequence (shutdown.c) that another build
- * of the daemon may wrap: the 503 window, how the managed
- * processes are ended. Chosen at link time like fs_behaviour
- * (fs/fs_behaviour.h): sandboxd-ref links shutdown_behaviour_real.c,
- * sandboxd-ref-faulty its wrappers from reference-daemon/faults/. Constant
- * while the daemon runs; called on the loop's thread only. */
+ * of the daemon may wrap: the 503 window, how the managed processes are
+ * ended. Chosen at link time like fs_behaviour (fs/fs_behaviour.h):
+ * sandboxd-ref links shutdown_behaviour_real.c, sandboxd-ref-faulty its
+ * wrappers from reference-daemon/faults/. Constant while the daemon runs;
+ * called on the loop's thread only. */
 #include <stdint.h>
 
 #include "daemon_state.h"
