@@ -12,29 +12,12 @@
 #include "rest/request_path.h"
 #include "rest_request_state.h"
 
-#define FILES_PREFIX "/v1/files"
-#define FILES_PREFIX_LEN (sizeof(FILES_PREFIX) - 1)
-
-static bool names_files(const char *url)
-{
-    return strncmp(url, FILES_PREFIX, FILES_PREFIX_LEN) == 0 &&
-           (url[FILES_PREFIX_LEN] == '/' || url[FILES_PREFIX_LEN] == '\0');
-}
-
-/* The methods each route of rest_server.c allows (its 405 answers), NULL
- * for a route the daemon does not serve. */
-static const char *allowed_methods(const char *url)
-{
-    if (names_files(url)) return "GET HEAD PUT DELETE";
-    if (strcmp(url, "/v1/health") == 0 || strcmp(url, "/v1/metadata") == 0) return "GET HEAD";
-    return NULL;
-}
-
+/* Whether method is in allowed, an Allow header's list ("GET, HEAD"). */
 static bool method_allowed(const char *allowed, const char *method)
 {
     size_t n = strlen(method);
     for (const char *p = allowed; (p = strstr(p, method)); p += n)
-        if ((p == allowed || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0')) return true;
+        if ((p == allowed || p[-1] == ' ') && (p[n] == ',' || p[n] == '\0')) return true;
     return false;
 }
 
@@ -44,10 +27,10 @@ static bool refuses_method(struct rest_request *rq, const char *url, const char 
                            const char *allowed)
 {
     if (method_allowed(allowed, method)) return false;
-    if (rq->path || !names_files(url)) return true;
+    const char *raw = rest_files_raw_path(url);
+    if (rq->path || !raw) return true;
     char *path = NULL;
     const char *why = "";
-    const char *raw = url[FILES_PREFIX_LEN] ? url + FILES_PREFIX_LEN + 1 : "";
     bool decodes = rest_decode_path(raw, &path, &why) == 0;
     free(path);
     return decodes;
@@ -69,7 +52,7 @@ enum MHD_Result fault_route(struct rest_request *rq, struct MHD_Connection *c, c
     if ((fault_active(FAULT_SWEEP_REST_500) && strcmp(url, "/v1/health") != 0) ||
         (fault_active(FAULT_SWEEP_PUT_500) && strcmp(method, MHD_HTTP_METHOD_PUT) == 0))
         return answered(rq, rest_reply_error(c, 500, "internal error"));
-    const char *allowed = allowed_methods(url);
+    const char *allowed = rest_route_allow(url);
     if (!allowed && fault_active(FAULT_UNKNOWN_ROUTE_200))
         return answered(rq, rest_reply_json(c, 200, json_object()));
     if (allowed && fault_active(FAULT_NO_ALLOW_405) && refuses_method(rq, url, method, allowed))

@@ -45,6 +45,12 @@ struct rest_request {
 enum MHD_Result rest_route(struct rest_request *rq, struct MHD_Connection *c, const char *url,
                            const char *method, const char *upload_data, size_t *upload_size,
                            bool *must_wait);
+/* The raw (still encoded) path of a /v1/files URL, "" for /v1/files
+ * itself, or NULL for a URL outside it. */
+const char *rest_files_raw_path(const char *url);
+/* The methods rest_route serves at url, as its 405's Allow header lists
+ * them ("GET, HEAD"), or NULL for a route it does not serve. */
+const char *rest_route_allow(const char *url);
 
 /* GET and HEAD of /v1/files/{path} (on_loop: see above). */
 enum MHD_Result files_get(struct rest_request *rq, struct MHD_Connection *c, bool head);

@@ -37,6 +37,9 @@
 #include "rest/rest_behaviour.h"
 
 #define FILES_PREFIX "/v1/files"
+/* The methods each route serves (its 405's Allow header). */
+#define FILES_ALLOW "GET, HEAD, PUT, DELETE"
+#define PROBE_ALLOW "GET, HEAD"
 /* Request line and headers fit in this (a maximal path, percent-encoded,
  * is 12 KiB). libmicrohttpd zeroes the whole pool after every request of a
  * keep-alive connection, so its size is paid per request. */
@@ -126,30 +129,37 @@ static enum MHD_Result route_files(struct rest_request *rq, struct MHD_Connectio
     rq->responded = true;
     if (get || head) return rest_behaviour->files_get(rq, c, head);
     if (strcmp(method, MHD_HTTP_METHOD_DELETE) == 0) return rest_behaviour->files_delete(rq, c);
-    return rest_reply_405(c, "GET, HEAD, PUT, DELETE");
+    return rest_reply_405(c, FILES_ALLOW);
 }
 
-static bool names_files(const char *url)
+const char *rest_files_raw_path(const char *url)
 {
     size_t plen = strlen(FILES_PREFIX);
-    return strncmp(url, FILES_PREFIX, plen) == 0 && (url[plen] == '/' || url[plen] == '\0');
+    if (strncmp(url, FILES_PREFIX, plen) != 0) return NULL;
+    if (url[plen] == '\0') return url + plen;
+    return url[plen] == '/' ? url + plen + 1 : NULL;
+}
+
+const char *rest_route_allow(const char *url)
+{
+    if (rest_files_raw_path(url)) return FILES_ALLOW;
+    if (strcmp(url, "/v1/health") == 0 || strcmp(url, "/v1/metadata") == 0) return PROBE_ALLOW;
+    return NULL;
 }
 
 enum MHD_Result rest_route(struct rest_request *rq, struct MHD_Connection *c, const char *url,
                            const char *method, const char *upload_data, size_t *upload_size,
                            bool *must_wait)
 {
-    size_t plen = strlen(FILES_PREFIX);
-    if (names_files(url))
-        return route_files(rq, c, url[plen] ? url + plen + 1 : "", method, upload_data, upload_size,
-                           must_wait);
+    const char *raw_path = rest_files_raw_path(url);
+    if (raw_path) return route_files(rq, c, raw_path, method, upload_data, upload_size, must_wait);
     rq->responded = true;
     bool get =
         strcmp(method, MHD_HTTP_METHOD_GET) == 0 || strcmp(method, MHD_HTTP_METHOD_HEAD) == 0;
     if (strcmp(url, "/v1/health") == 0)
-        return get ? probe_health(rq, c) : rest_reply_405(c, "GET, HEAD");
+        return get ? probe_health(rq, c) : rest_reply_405(c, PROBE_ALLOW);
     if (strcmp(url, "/v1/metadata") == 0)
-        return get ? probe_metadata(rq, c) : rest_reply_405(c, "GET, HEAD");
+        return get ? probe_metadata(rq, c) : rest_reply_405(c, PROBE_ALLOW);
     return rest_reply_error(c, 404, "no such route");
 }
 
@@ -218,7 +228,7 @@ enum MHD_Result rest_serve_request(struct rest_server *srv, struct MHD_Connectio
         *upload_size = 0; /* the answer is out: drop any remaining body */
         return MHD_YES;
     }
-    if (!names_files(url))
+    if (!rest_files_raw_path(url))
         return rest_behaviour->route(rq, c, url, method, upload_data, upload_size, NULL);
     /* A file request goes to the pool unless the loop can answer it from
      * the kernel's caches (a GET of a cached file: no hand-off both ways). */
