@@ -83,6 +83,7 @@ def runtime_dirs(tmp):
 
 
 def kill_mid_run(a, tmp, confine):
+    """(whether both runtimes came up, the problems found)."""
     env = dict(os.environ, TMPDIR=tmp)
     cmd = [a.suite, "--launch", LAUNCH.format(daemon=a.daemon), "--focus", FOCUS, "--jobs", "2"]
     if confine:
@@ -103,7 +104,7 @@ def kill_mid_run(a, tmp, confine):
             ended = "" if suite.poll() is None else f"; the suite ended with {suite.returncode}"
             with open(log_path, "rb") as log:
                 tail = log.read()[-1500:].decode("utf-8", "replace")
-            return [f"{what}: the launched runtime and a private instance were not both up "
+            return False, [f"{what}: the launched runtime and a private instance were not both up "
                     f"within {UP_WAIT_S} s (saw {len(daemons)}){ended}; its output ended:\n"
                     + tail]
         tree = {p: stat_of(p) for p in descendants(suite.pid)}
@@ -130,7 +131,7 @@ def kill_mid_run(a, tmp, confine):
             problems.append(f"{what}: runtime directories left: {dirs}")
         print(f"{what}: {len(tree)} processes of the run ({len(daemons)} runtimes); "
               f"gone {took:.2f} s after SIGKILL" if not problems else problems[-1])
-        return problems
+        return True, problems
     finally:
         if suite.poll() is None:
             suite.kill()
@@ -146,10 +147,10 @@ def kill_mid_run(a, tmp, confine):
 def kill_twice_if_not_up(a, tmp, confine):
     """kill_mid_run, once more when the run ended before both runtimes were
     up (what this test checks needs them up; why it ended is printed)."""
-    problems = kill_mid_run(a, tmp, confine)
-    if len(problems) == 1 and "were not both up" in problems[0]:
+    came_up, problems = kill_mid_run(a, tmp, confine)
+    if not came_up:
         print("first attempt:", problems[0])
-        problems = kill_mid_run(a, tmp, confine)
+        _, problems = kill_mid_run(a, tmp, confine)
     return problems
 
 
