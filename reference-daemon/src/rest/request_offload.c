@@ -2,15 +2,40 @@
 /* Handler calls run on the blocking pool (see request_offload.h). */
 #include "rest/request_offload.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Bytes of gathering buffers held by all connections. */
+static atomic_size_t gather_held;
+
+static bool budget_take(size_t n)
+{
+    size_t had = atomic_fetch_add(&gather_held, n);
+    if (had + n <= REQUEST_OFFLOAD_GATHER_BUDGET) return true;
+    atomic_fetch_sub(&gather_held, n);
+    return false;
+}
+
+/* One call of fn; false when it answered or failed (nothing more runs). */
+static bool call(struct request_offload *o, const char *data, size_t len)
+{
+    o->result = o->fn(o, data, &len);
+    return o->result == MHD_YES && !o->reply.response;
+}
 
 static void run(struct blocking_job *job)
 {
     struct request_offload *o = (struct request_offload *)job;
-    size_t left = o->chunk_len;
     deferred_reply_hold(&o->reply);
-    o->result = o->fn(o, left ? o->chunk : NULL, &left);
+    bool go_on = true;
+    if (o->headers_first) {
+        o->headers_first = false;
+        go_on = call(o, NULL, 0);
+    }
+    if (go_on && o->chunk_len) go_on = call(o, o->chunk, o->chunk_len);
+    o->chunk_len = 0;
+    if (go_on && o->repeated) call(o, NULL, 0);
     deferred_reply_hold(NULL);
     /* The resume publishes everything the call wrote (libmicrohttpd takes
      * a lock the loop thread takes before it calls the handler again). */
@@ -27,19 +52,50 @@ enum request_offload_outcome request_offload_collect(struct request_offload *o,
     return o->repeated ? OFFLOAD_ANSWERED : OFFLOAD_COLLECTED;
 }
 
+/* Room for n more bytes after those kept; a gathering buffer's growth is
+ * charged to the budget. */
+static bool make_room(struct request_offload *o, size_t n, bool gathering)
+{
+    size_t need = o->chunk_len + n;
+    if (need <= o->chunk_cap) return true;
+    size_t cap = o->chunk_cap ? o->chunk_cap : 16 * 1024;
+    while (cap < need)
+        cap *= 2;
+    /* Gathering stops at REQUEST_OFFLOAD_GATHER plus one last piece. */
+    if (cap > REQUEST_OFFLOAD_GATHER)
+        cap = need > REQUEST_OFFLOAD_GATHER ? need : REQUEST_OFFLOAD_GATHER;
+    size_t charge = cap > o->charged ? cap - o->charged : 0;
+    if (gathering && charge && !budget_take(charge)) return false;
+    char *grown = realloc(o->chunk, cap);
+    if (!grown) {
+        if (gathering) atomic_fetch_sub(&gather_held, charge);
+        return false;
+    }
+    if (gathering) o->charged += charge;
+    o->chunk = grown;
+    o->chunk_cap = cap;
+    return true;
+}
+
+bool request_offload_gather(struct request_offload *o, const char *upload_data, size_t *upload_size)
+{
+    size_t n = *upload_size;
+    if (n == 0 || o->chunk_len + n >= REQUEST_OFFLOAD_GATHER) return false;
+    if (!make_room(o, n, true)) return false;
+    memcpy(o->chunk + o->chunk_len, upload_data, n);
+    o->chunk_len += n;
+    *upload_size = 0;
+    return true;
+}
+
 enum MHD_Result request_offload_start(struct request_offload *o, struct MHD_Connection *c,
                                       request_offload_fn fn, const char *upload_data,
                                       size_t *upload_size)
 {
     size_t n = *upload_size;
-    if (n > o->chunk_cap) {
-        char *grown = realloc(o->chunk, n);
-        if (!grown) return MHD_NO;
-        o->chunk = grown;
-        o->chunk_cap = n;
-    }
-    if (n) memcpy(o->chunk, upload_data, n);
-    o->chunk_len = n;
+    if (!make_room(o, n, false)) return MHD_NO;
+    if (n) memcpy(o->chunk + o->chunk_len, upload_data, n);
+    o->chunk_len += n;
     *upload_size = 0;
     o->c = c;
     o->fn = fn;
@@ -59,4 +115,6 @@ void request_offload_free(struct request_offload *o)
     free(o->chunk);
     o->chunk = NULL;
     o->chunk_cap = o->chunk_len = 0;
+    atomic_fetch_sub(&gather_held, o->charged);
+    o->charged = 0;
 }

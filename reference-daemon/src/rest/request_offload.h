@@ -8,16 +8,28 @@
  *
  * A call without body bytes (a request's headers, or the end of its body)
  * is repeated by libmicrohttpd after the resume: that repeat only
- * delivers the outcome. A body chunk is copied and consumed before the
- * suspend (libmicrohttpd may move its read buffer), so its outcome is
- * collected by whichever call comes next. Buffering is bounded by one
- * chunk (at most the connection's read buffer) per connection. */
+ * delivers the outcome. Body bytes are copied and consumed before the
+ * suspend (libmicrohttpd may move its read buffer), so their outcome is
+ * collected by whichever call comes next.
+ *
+ * Body bytes are gathered on the loop up to REQUEST_OFFLOAD_GATHER before
+ * they go to the pool: every hand-off suspends and resumes the connection,
+ * two thread wake-ups, and libmicrohttpd hands a body over in pieces of
+ * its read buffer (a few KiB to 32 KiB). The gathering buffers of all
+ * connections together stay within REQUEST_OFFLOAD_GATHER_BUDGET; an
+ * upload that finds it spent hands its bytes over as they come, so a
+ * connection then holds at most one piece. */
+
 #include <microhttpd.h>
 #include <stdbool.h>
 #include <stddef.h>
 
 #include "rest/blocking_pool.h"
 #include "rest/deferred_reply.h"
+
+/* Bytes gathered before a hand-off, and all gathering buffers together. */
+#define REQUEST_OFFLOAD_GATHER (256 * 1024)
+#define REQUEST_OFFLOAD_GATHER_BUDGET (8 * 1024 * 1024)
 
 struct request_offload;
 typedef enum MHD_Result (*request_offload_fn)(struct request_offload *o, const char *data,
@@ -28,10 +40,12 @@ struct request_offload {
     struct blocking_pool *pool;
     struct MHD_Connection *c;
     request_offload_fn fn;
-    char *chunk;
+    char *chunk; /* body bytes not yet handed to fn */
     size_t chunk_len, chunk_cap;
-    bool pending;  /* a call went to the pool; its outcome not collected */
-    bool repeated; /* libmicrohttpd repeats that call on resume */
+    size_t charged;     /* bytes of the gathering budget this buffer holds */
+    bool headers_first; /* the job starts with the headers' call, fn(o, NULL, 0) */
+    bool pending;       /* a call went to the pool; its outcome not collected */
+    bool repeated;      /* libmicrohttpd repeats that call on resume */
     enum MHD_Result result;
     struct deferred_reply reply;
 };
@@ -46,8 +60,18 @@ enum request_offload_outcome {
 enum request_offload_outcome
 request_offload_collect(struct request_offload *o, struct MHD_Connection *c, enum MHD_Result *ret);
 
-/* Suspends c and runs fn(o, upload_data, upload_size) on the pool (or on
- * this thread when the pool is stopping). Consumes the body bytes. */
+/* Keeps the body bytes for a later hand-off when they and those already
+ * kept stay under REQUEST_OFFLOAD_GATHER and the budget allows: true, with
+ * *upload_size 0. false: hand them off now. */
+bool request_offload_gather(struct request_offload *o, const char *upload_data,
+                            size_t *upload_size);
+
+/* Suspends c and runs on the pool (or on this thread when the pool is
+ * stopping): the headers' call fn(o, NULL, 0) if o->headers_first is set,
+ * then fn over the body bytes kept and these ones, then, for a call
+ * without body bytes (the body's end, or a request without one),
+ * fn(o, NULL, 0), whose outcome the repeat of this call collects. Stops at
+ * the first call that answers. Consumes the body bytes. */
 enum MHD_Result request_offload_start(struct request_offload *o, struct MHD_Connection *c,
                                       request_offload_fn fn, const char *upload_data,
                                       size_t *upload_size);

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -72,6 +73,7 @@ struct served_request {
     struct rest_request rq; /* first: handlers and behaviours see only this */
     struct request_offload offload;
     const char *url, *method; /* libmicrohttpd's, valid for the request */
+    bool headers_handed;      /* a PUT's headers went to the pool */
 };
 
 /* The path and query are taken raw: this server decodes them itself,
@@ -185,12 +187,45 @@ static bool connection_suspended(struct MHD_Connection *c)
     return suspended == MHD_YES;
 }
 
+/* libmicrohttpd (0.9.75, epoll) takes a short read for "nothing more to
+ * read" and waits for the next edge, so a client that hung up right after
+ * its last bytes is noticed only at the idle timeout. A hand-off's resume
+ * makes it read again and see the end: body bytes are kept back for a
+ * later hand-off only while the client has not hung up. */
+static bool client_hung_up(struct MHD_Connection *c)
+{
+    const union MHD_ConnectionInfo *info =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+    if (!info) return true;
+    char byte;
+    ssize_t n = recv(info->connect_fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+    return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
+}
+
+/* Whether a PUT of a file is checked with its body rather than at once:
+ * when the whole body is small enough to be gathered (so that a refusal
+ * still comes after a complete request and the connection stays open),
+ * and the client does not wait for a 100 Continue first. */
+static bool checked_with_body(struct MHD_Connection *c)
+{
+    const char *expect = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_EXPECT);
+    if (expect && strcasecmp(expect, "100-continue") == 0) return false;
+    const char *length =
+        MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+    if (!length || *length < '0' || *length > '9') return false; /* chunked */
+    errno = 0;
+    char *end = NULL;
+    unsigned long long n = strtoull(length, &end, 10);
+    return errno == 0 && *end == '\0' && n < REQUEST_OFFLOAD_GATHER;
+}
+
 enum MHD_Result rest_serve_request(struct rest_server *srv, struct MHD_Connection *c,
                                    const char *url, const char *method, const char *upload_data,
                                    size_t *upload_size, void **con_cls)
 {
     struct served_request *s = *con_cls;
     struct rest_request *rq = s ? &s->rq : NULL;
+    bool first_call = !s;
     if (s && s->offload.pending && connection_suspended(c))
         return MHD_YES; /* body bytes left unread until the resume */
     if (s) {
@@ -216,9 +251,13 @@ enum MHD_Result rest_serve_request(struct rest_server *srv, struct MHD_Connectio
             return refused;
         }
         /* Answering before the request is complete makes the server close
-         * the connection afterwards; only a PUT acts on its headers alone
-         * (validation and the temporary file come before the body). */
-        if (strcmp(method, MHD_HTTP_METHOD_PUT) != 0) return MHD_YES;
+         * the connection afterwards: only a PUT acts on its headers alone
+         * (a refusal before the client sends a big body). A small PUT of a
+         * file is checked, and its temporary file made, with its body on
+         * the pool: one hand-off instead of two. */
+        if (strcmp(method, MHD_HTTP_METHOD_PUT) != 0 ||
+            (rest_files_raw_path(url) && checked_with_body(c)))
+            return MHD_YES;
     }
     if (*upload_size > 0 && strcmp(method, MHD_HTTP_METHOD_PUT) != 0) {
         *upload_size = 0; /* a body on GET/DELETE/...: read and ignored */
@@ -237,6 +276,14 @@ enum MHD_Result rest_serve_request(struct rest_server *srv, struct MHD_Connectio
         enum MHD_Result r =
             rest_behaviour->route(rq, c, url, method, upload_data, upload_size, &must_wait);
         if (!must_wait) return r;
+    }
+    if (*upload_size > 0 && !client_hung_up(c) &&
+        request_offload_gather(&s->offload, upload_data, upload_size))
+        return MHD_YES;
+    if (!s->headers_handed) {
+        s->headers_handed = true;
+        /* Unless this is the headers' own call. */
+        s->offload.headers_first = !first_call && strcmp(method, MHD_HTTP_METHOD_PUT) == 0;
     }
     return request_offload_start(&s->offload, c, route_on_pool, upload_data, upload_size);
 }
