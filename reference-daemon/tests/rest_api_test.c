@@ -955,6 +955,40 @@ static void test_abandoned_upload(void **state)
     get_expect("/v1/files/ab/keep", "old");
 }
 
+/* Clients that hang up right after their last body bytes, the FIN queued
+ * behind data the server is still reading: the server notices at once, not
+ * at the idle timeout (10 s here), and removes the temporary files. The
+ * announced length is over what the server takes in before it makes the
+ * temporary file (on the headers, during the pause); what is sent is under
+ * what it gathers before a write, so no write makes it read again. */
+static void test_upload_hung_up_with_last_bytes(void **state)
+{
+    (void)state;
+    put_ok("/v1/files/hu/keep", "old");
+    const char head[] = "PUT /v1/files/hu/keep HTTP/1.1\r\nHost: x\r\n"
+                        "Content-Length: 4000000\r\n\r\n";
+    static char body[200 * 1000];
+    memset(body, 'x', sizeof(body));
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((unsigned short)ts.port)};
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    for (int round = 0; round < 10; round++) {
+        int fd = socket(AF_INET, SOCK_STREAM, 0);
+        assert_true(fd >= 0);
+        assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+        assert_int_equal(send(fd, head, sizeof(head) - 1, MSG_NOSIGNAL),
+                         (ssize_t)(sizeof(head) - 1));
+        for (int i = 0; i < 300 && temp_files_in("hu") == 0; i++)
+            usleep(10000);
+        assert_int_equal(temp_files_in("hu"), 1);
+        assert_int_equal(send(fd, body, sizeof(body), MSG_NOSIGNAL), (ssize_t)sizeof(body));
+        close(fd);
+        for (int i = 0; i < 300 && temp_files_in("hu") > 0; i++)
+            usleep(10000);
+        assert_int_equal(temp_files_in("hu"), 0);
+    }
+    get_expect("/v1/files/hu/keep", "old");
+}
+
 static void test_race_swap(void **state);
 
 /* Stopping the server closes idle keep-alive connections instead of waiting
@@ -1025,6 +1059,7 @@ int main(void)
         cmocka_unit_test(test_delete_during_download),
         cmocka_unit_test(test_slow_upload_does_not_block),
         cmocka_unit_test(test_abandoned_upload),
+        cmocka_unit_test(test_upload_hung_up_with_last_bytes),
         cmocka_unit_test(test_race_swap),
         cmocka_unit_test(test_stop_with_idle_connection),
         cmocka_unit_test(test_delete_root),
