@@ -29,9 +29,11 @@
 #include "text_util.h"
 
 #define REPLAY_MAX_BYTES (64u << 20)
-/* Runs of a concurrent round that must all pass before a replay or a
- * shrinking step says the race is gone. */
+/* Runs of a concurrent round that must all pass before a shrinking step
+ * says the race is gone; a replay, asked for to show the race again, tries
+ * longer (a race of a few microseconds shows in few interleavings). */
 #define XROUND_ATTEMPTS 3
+#define XREPLAY_ATTEMPTS 10
 
 struct explore {
     const struct explore_opts *o;
@@ -440,7 +442,7 @@ static int explore_run(struct explore *e, struct xhist_job *replay, size_t n_rep
     if (replay && (replay_concurrent || o->jobs > 1)) {
         /* A concurrent replay: its recorded per-connection sequences (or
          * one sequence on --jobs connections), as a round repeated until
-         * the interleaving shows something, at most XROUND_ATTEMPTS times. */
+         * the interleaving shows something, at most XREPLAY_ATTEMPTS times. */
         struct xhist_job *spec = replay;
         size_t n = n_replay;
         if (!replay_concurrent) {
@@ -454,7 +456,7 @@ static int explore_run(struct explore *e, struct xhist_job *replay, size_t n_rep
                     .n = replay[0].n};
             n = o->jobs;
         }
-        int rc = run_jobs(e, spec, n, o->seed, 0, XROUND_ATTEMPTS);
+        int rc = run_jobs(e, spec, n, o->seed, 0, XREPLAY_ATTEMPTS);
         if (spec != replay) free(spec);
         return rc;
     }
