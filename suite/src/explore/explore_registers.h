@@ -15,7 +15,10 @@
 #include <stdint.h>
 
 #define XREG_COUNT 2
-#define XREG_SIZE (192u * 1024u)
+/* Bigger than the pieces a runtime writes a body in (a 32 KiB copy buffer,
+ * sandboxd-ref's 256 KiB gathering): a version spans several writes, so a
+ * runtime that writes in place leaves a torn read a window to land in. */
+#define XREG_SIZE (640u * 1024u)
 #define XREG_TORN UINT64_MAX
 
 struct xreg_event {
