@@ -18,7 +18,9 @@
  * its read buffer (a few KiB to 32 KiB). The gathering buffers of all
  * connections together stay within REQUEST_OFFLOAD_GATHER_BUDGET; an
  * upload that finds it spent hands its bytes over as they come, so a
- * connection then holds at most one piece. */
+ * connection then holds at most one piece. A hand-off before the body's
+ * end stops at a multiple of REQUEST_OFFLOAD_GATHER of the body, so an
+ * upload is written in aligned pieces; the rest waits for the next one. */
 
 #include <microhttpd.h>
 #include <stdbool.h>
@@ -42,6 +44,7 @@ struct request_offload {
     request_offload_fn fn;
     char *chunk; /* body bytes not yet handed to fn */
     size_t chunk_len, chunk_cap;
+    size_t handed;      /* body bytes handed to fn so far */
     size_t charged;     /* bytes of the gathering budget this buffer holds */
     bool headers_first; /* the job starts with the headers' call, fn(o, NULL, 0) */
     bool pending;       /* a call went to the pool; its outcome not collected */
