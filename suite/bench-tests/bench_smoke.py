@@ -28,7 +28,7 @@ TINY = ["--size", "1M", "--small-size", "1K", "--count", "20", "--duration", "1s
         "--warmup", "2", "--streams", "20", "--stream-sleep", "1", "--streams-timeout", "30s"]
 
 FLOORS = ["floor.spawn", "floor.pipe", "floor.tcp", "floor.tcp_rtt", "floor.file_read",
-          "floor.file_write", "floor.file_copy"]
+          "floor.file_write", "floor.file_copy", "floor.tcp_file"]
 EXECUTE = ["execute.sequential", "execute.concurrent_1", "execute.concurrent_8",
            "execute.concurrent_64"]
 START = ["start.init", "start.first_byte", "start.stream"]

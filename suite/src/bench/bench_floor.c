@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -145,12 +146,33 @@ static int write_all(int fd, const char *p, size_t len)
 struct tcp_writer {
     int fd;
     uint64_t n;
-    const char *src;
+    const char *src; /* pattern of CHUNK bytes, written again and again */
+    int file_fd;     /* >= 0: send this file's bytes instead, with sendfile */
 };
+
+/* A file in the page cache goes out with sendfile, as a file server sends
+ * it: the bytes come from memory once, not from a cache-hot buffer. */
+static void send_file_bytes(const struct tcp_writer *w)
+{
+    off_t off = 0;
+    uint64_t left = w->n;
+    while (left > 0) {
+        size_t k = left < (1u << 30) ? (size_t)left : (1u << 30);
+        ssize_t sent = sendfile(w->fd, w->file_fd, &off, k);
+        if (sent < 0 && errno == EINTR) continue;
+        if (sent <= 0) break;
+        left -= (uint64_t)sent;
+    }
+}
 
 static void *tcp_write_thread(void *arg)
 {
     struct tcp_writer *w = arg;
+    if (w->file_fd >= 0) {
+        send_file_bytes(w);
+        shutdown(w->fd, SHUT_WR);
+        return NULL;
+    }
     uint64_t left = w->n;
     while (left > 0) {
         size_t k = left < CHUNK ? (size_t)left : CHUNK;
@@ -163,21 +185,31 @@ static void *tcp_write_thread(void *arg)
 
 struct tcp_ctx {
     uint64_t n;
-    char *buf;       /* reader's buffer */
-    const char *src; /* writer's pattern (CHUNK bytes) */
+    char *buf;        /* reader's buffer */
+    const char *src;  /* writer's pattern (CHUNK bytes) */
+    const char *path; /* non-NULL: the writer sends this file instead */
 };
 
 static int64_t tcp_copy(void *ud, char *err)
 {
     struct tcp_ctx *t = ud;
+    int file_fd = -1;
+    if (t->path && (file_fd = open(t->path, O_RDONLY | O_CLOEXEC)) < 0) {
+        bench_fmt(err, 256, "open %s: %s", t->path, strerror(errno));
+        return -1;
+    }
     int fds[2];
-    if (tcp_pair(fds, err) != 0) return -1;
-    struct tcp_writer w = {.fd = fds[1], .n = t->n, .src = t->src};
+    if (tcp_pair(fds, err) != 0) {
+        if (file_fd >= 0) close(file_fd);
+        return -1;
+    }
+    struct tcp_writer w = {.fd = fds[1], .n = t->n, .src = t->src, .file_fd = file_fd};
     pthread_t th;
     if (pthread_create(&th, NULL, tcp_write_thread, &w) != 0) {
         bench_fmt(err, 256, "pthread_create failed");
         close(fds[0]);
         close(fds[1]);
+        if (file_fd >= 0) close(file_fd);
         return -1;
     }
     int64_t total = 0;
@@ -191,6 +223,7 @@ static int64_t tcp_copy(void *ud, char *err)
     pthread_join(th, NULL);
     close(fds[0]);
     close(fds[1]);
+    if (file_fd >= 0) close(file_fd);
     return total;
 }
 
@@ -349,10 +382,12 @@ static void file_floors(struct bench_results *r, const struct bench_opts *o, con
     struct bench_figure *fr = bench_add(r, "floor.file_read", "", "floor", BENCH_TRANSFER);
     struct bench_figure *fw = bench_add(r, "floor.file_write", "", "floor", BENCH_TRANSFER);
     struct bench_figure *fc = bench_add(r, "floor.file_copy", "", "floor", BENCH_TRANSFER);
-    if (!fr || !fw || !fc) return;
+    struct bench_figure *ft = bench_add(r, "floor.tcp_file", "", "floor", BENCH_TRANSFER);
+    if (!fr || !fw || !fc || !ft) return;
     bench_fmt(fr->label, sizeof fr->label, "floor: read file");
     bench_fmt(fw->label, sizeof fw->label, "floor: write file + fsync");
     bench_fmt(fc->label, sizeof fc->label, "floor: local copy (read+write+fsync)");
+    bench_fmt(ft->label, sizeof ft->label, "floor: cached file to loopback TCP (sendfile)");
 
     char err[256] = "";
     /* The source is written and synced before anything is timed, so the copy
@@ -362,12 +397,15 @@ static void file_floors(struct bench_results *r, const struct bench_opts *o, con
         bench_fmt(fr->note, sizeof fr->note, "%s", label);
         bench_fmt(fw->note, sizeof fw->note, "%s", label);
         bench_fmt(fc->note, sizeof fc->note, "%s", label);
+        bench_fmt(ft->note, sizeof ft->note, "%s", label);
         unlink(c.path_src);
         return;
     }
     bench_measure_transfer(fr, o, file_read, &c, o->size);
     bench_measure_transfer(fw, o, file_write, &c, o->size);
     bench_measure_transfer(fc, o, file_copy, &c, o->size);
+    struct tcp_ctx t = {.n = c.n, .buf = buf, .src = src, .path = c.path_src};
+    bench_measure_transfer(ft, o, tcp_copy, &t, o->size);
     unlink(c.path_src);
     unlink(c.path_dst);
 }
