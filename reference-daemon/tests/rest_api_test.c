@@ -989,6 +989,61 @@ static void test_upload_hung_up_with_last_bytes(void **state)
     get_expect("/v1/files/hu/keep", "old");
 }
 
+/* Reads from fd until want appears in what was read (true), the peer
+ * closes or 2 s pass (false). */
+static bool read_until(int fd, char *buf, size_t cap, const char *want)
+{
+    size_t got = 0;
+    buf[0] = '\0';
+    struct timeval tv = {.tv_sec = 2};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    while (!strstr(buf, want) && got + 1 < cap) {
+        ssize_t k = recv(fd, buf + got, cap - 1 - got, 0);
+        if (k <= 0) return false;
+        got += (size_t)k;
+        buf[got] = '\0';
+    }
+    return strstr(buf, want) != NULL;
+}
+
+/* A small PUT whose client waits for 100 Continue gets it before any
+ * check, and its answer after the body; a refused one (bad mode) too, and
+ * the connection stays open for the next request. */
+static void test_small_put_with_expect(void **state)
+{
+    (void)state;
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((unsigned short)ts.port)};
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    assert_true(fd >= 0);
+    assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+    static const char *const targets[] = {"/v1/files/ex/ok", "/v1/files/ex/bad?mode=9"};
+    static const char *const answers[] = {"HTTP/1.1 204", "HTTP/1.1 400"};
+    char buf[4096], head[256];
+    for (int i = 0; i < 2; i++) {
+        int n = snprintf(head, sizeof(head),
+                         "PUT %s HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n"
+                         "Expect: 100-continue\r\n\r\n",
+                         targets[i]);
+        assert_int_equal(send(fd, head, (size_t)n, MSG_NOSIGNAL), n);
+        assert_true(read_until(fd, buf, sizeof(buf), "\r\n\r\n"));
+        assert_non_null(strstr(buf, "HTTP/1.1 100 Continue"));
+        assert_int_equal(send(fd, "hello", 5, MSG_NOSIGNAL), 5);
+        /* The 204 ends with its header block, the 400 with its JSON body. */
+        assert_true(read_until(fd, buf, sizeof(buf), i == 0 ? "\r\n\r\n" : "}"));
+        assert_non_null(strstr(buf, answers[i]));
+    }
+    const char get[] = "GET /v1/files/ex/ok HTTP/1.1\r\nHost: x\r\n\r\n";
+    assert_int_equal(send(fd, get, sizeof(get) - 1, MSG_NOSIGNAL), (ssize_t)(sizeof(get) - 1));
+    assert_true(read_until(fd, buf, sizeof(buf), "hello"));
+    close(fd);
+    char p[1024];
+    struct stat sb;
+    snprintf(p, sizeof(p), "%s/ex/bad", ts.fx.root);
+    assert_int_not_equal(lstat(p, &sb), 0);
+    assert_int_equal(temp_files_in("ex"), 0);
+}
+
 static void test_race_swap(void **state);
 
 /* Stopping the server closes idle keep-alive connections instead of waiting
@@ -1060,6 +1115,7 @@ int main(void)
         cmocka_unit_test(test_slow_upload_does_not_block),
         cmocka_unit_test(test_abandoned_upload),
         cmocka_unit_test(test_upload_hung_up_with_last_bytes),
+        cmocka_unit_test(test_small_put_with_expect),
         cmocka_unit_test(test_race_swap),
         cmocka_unit_test(test_stop_with_idle_connection),
         cmocka_unit_test(test_delete_root),
