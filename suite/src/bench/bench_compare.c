@@ -75,6 +75,7 @@ static struct bench_pair *new_pair(struct bench_pair *out, size_t *n, size_t max
     bench_fmt(p->label, sizeof p->label, "%s", f->label);
     bench_fmt(p->group, sizeof p->group, "%s", f->group);
     p->kind = f->kind;
+    p->per_second = f->kind == BENCH_LATENCY && f->basis == BENCH_RATIO_THROUGHPUT;
     p->a = p->b = p->a_ratio = p->b_ratio = p->a_spread = p->b_spread = NAN;
     p->a_lo = p->a_hi = p->b_lo = p->b_hi = NAN;
     return p;
@@ -96,10 +97,13 @@ size_t bench_pairs_from_results(const struct bench_results *a, const struct benc
     return n;
 }
 
-static void fmt_value(char *buf, size_t len, enum bench_kind kind, double v)
+static void fmt_value(char *buf, size_t len, const struct bench_pair *p, double v)
 {
+    enum bench_kind kind = p->kind;
     if (isnan(v))
         bench_fmt(buf, len, "-");
+    else if (p->per_second)
+        bench_fmt(buf, len, "%.0f/s", v);
     else if (kind == BENCH_LATENCY)
         bench_fmt_time(buf, len, v);
     else if (kind == BENCH_TRANSFER)
@@ -136,8 +140,8 @@ void bench_print_pairs(FILE *f, const struct bench_pair *p, size_t n, const char
             fprintf(f, "-- %s\n", group);
         }
         char a[24], b[24], r[16], sa[16], sb[16], ra[16], rb[16];
-        fmt_value(a, sizeof a, p[i].kind, p[i].a);
-        fmt_value(b, sizeof b, p[i].kind, p[i].b);
+        fmt_value(a, sizeof a, &p[i], p[i].a);
+        fmt_value(b, sizeof b, &p[i], p[i].b);
         double ratio;
         bool assumed;
         enum bench_move mv = bench_pair_move(&p[i], &ratio, &assumed);
@@ -216,6 +220,11 @@ static int figure_from_json(json_t *j, struct bench_figure *f)
     }
     const char *fl = json_string_value(json_object_get(j, "floor"));
     if (fl) bench_fmt(f->floor, sizeof f->floor, "%s", fl);
+    const char *basis = json_string_value(json_object_get(j, "ratio_of"));
+    f->basis = !basis                             ? BENCH_RATIO_NONE
+               : strcmp(basis, "throughput") == 0 ? BENCH_RATIO_THROUGHPUT
+               : strcmp(basis, "p50") == 0        ? BENCH_RATIO_P50
+                                                  : BENCH_RATIO_NONE;
     return 0;
 }
 

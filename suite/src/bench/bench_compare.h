@@ -19,6 +19,7 @@ struct bench_pair {
     char label[96];
     char group[16];
     enum bench_kind kind;
+    bool per_second; /* a crowd's latency figure: its headline is calls/s */
     bool higher_better;
     double a, b;             /* headline values, NAN when not measured */
     double a_ratio, b_ratio; /* to the floor, NAN when none */

@@ -98,6 +98,8 @@ void bench_measure_transfer(struct bench_figure *f, const struct bench_opts *o, 
     bench_samples_free(&s);
 }
 
+#define CROWD_CALLS_PER_CALLER 250
+
 struct crowd {
     const struct bench_opts *o;
     const struct bench_workers *w;
@@ -107,7 +109,8 @@ struct crowd {
     unsigned next_index;
     bool go; /* measuring has begun */
     double end;
-    atomic_uint issued;
+    size_t budget; /* calls of all callers together */
+    atomic_size_t issued;
     struct bench_samples all;
     uint64_t errors;
     double last_done;
@@ -128,7 +131,7 @@ static void *crowd_thread(void *arg)
     pthread_mutex_unlock(&c->lock);
 
     struct bench_samples s;
-    int ok = bench_samples_init(&s, c->o->count);
+    int ok = bench_samples_init(&s, c->budget);
     void *state = ok == 0 ? c->w->setup(c->w->ud, index, err) : NULL;
     double warm_end = bench_now() + c->o->duration;
     for (unsigned i = 0; state && i < c->o->warmup && bench_now() < warm_end; i++)
@@ -144,7 +147,7 @@ static void *crowd_thread(void *arg)
 
     uint64_t errors = state ? 0 : 1;
     double now = bench_now();
-    while (state && now < c->end && atomic_fetch_add(&c->issued, 1) < c->o->count) {
+    while (state && now < c->end && atomic_fetch_add(&c->issued, 1) < c->budget) {
         err[0] = '\0';
         double a = bench_now();
         int rc = c->w->op(state, err);
@@ -172,8 +175,12 @@ void bench_measure_concurrent(struct bench_figure *f, const struct bench_opts *o
                               const struct bench_workers *w)
 {
     bench_progress(o, f->label);
-    struct crowd c = {.o = o, .w = w};
-    if (bench_samples_init(&c.all, o->count) != 0) return;
+    /* At least CROWD_CALLS_PER_CALLER calls each: with fewer, the start and
+     * the ragged end of the crowd weigh on the figure as much as the calls. */
+    size_t budget = (size_t)n * CROWD_CALLS_PER_CALLER;
+    if (budget < o->count) budget = o->count;
+    struct crowd c = {.o = o, .w = w, .budget = budget};
+    if (bench_samples_init(&c.all, budget) != 0) return;
     pthread_mutex_init(&c.lock, NULL);
     pthread_cond_init(&c.cond, NULL);
     atomic_init(&c.issued, 0);

@@ -286,7 +286,8 @@ static const struct opt_spec opts[] = {
      .arg = "N",
      .group = "sizes",
      CALL(set_count),
-     .help = "at most N measured operations per figure (default 2000)"},
+     .help = "at most N measured operations per figure (default 2000;\n"
+             "a figure with many callers gets 250 per caller at least)"},
     {.name = "duration",
      .arg = "DUR",
      .group = "sizes",
@@ -402,7 +403,8 @@ const struct opt_command bench_command = {
                  "the same run (posix_spawn+waitpid of `true`, a pipe copy, a local file copy, a\n"
                  "loopback TCP copy) and the ratio to it; then the reference daemon's targets\n"
                  "and whether each is reached. Warm-up operations are excluded; every figure is\n"
-                 "bounded by --count operations AND --duration seconds.\n",
+                 "bounded by --count operations (250 per caller at least) AND --duration\n"
+                 "seconds.\n",
     .help_tail =
         "\n"
         "SIZE takes K, M, G suffixes (powers of 1024; KiB/MiB/GiB too); DUR takes ms, s or\n"
