@@ -90,7 +90,8 @@ int bench_merge_rounds(struct bench_results *out, const struct bench_results *ro
         size_t m = 0;
         for (size_t k = 0; k < n; k++) {
             const struct bench_figure *f = bench_find(&rounds[k], first->id);
-            double v = f ? bench_headline(f, NULL) : NAN;
+            if (!f) continue;
+            double v = bench_headline(f, NULL);
             if (isnan(v)) continue;
             of[m] = f;
             vals[m] = v;
