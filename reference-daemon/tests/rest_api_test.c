@@ -14,8 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -969,12 +967,9 @@ static void test_upload_hung_up_with_last_bytes(void **state)
                         "Content-Length: 4000000\r\n\r\n";
     static char body[200 * 1000];
     memset(body, 'x', sizeof(body));
-    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((unsigned short)ts.port)};
-    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     for (int round = 0; round < 10; round++) {
-        int fd = socket(AF_INET, SOCK_STREAM, 0);
+        int fd = raw_connect(ts.port);
         assert_true(fd >= 0);
-        assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
         assert_int_equal(send(fd, head, sizeof(head) - 1, MSG_NOSIGNAL),
                          (ssize_t)(sizeof(head) - 1));
         for (int i = 0; i < 300 && temp_files_in("hu") == 0; i++)
@@ -1012,11 +1007,8 @@ static bool read_until(int fd, char *buf, size_t cap, const char *want)
 static void test_small_put_with_expect(void **state)
 {
     (void)state;
-    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((unsigned short)ts.port)};
-    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    int fd = raw_connect(ts.port);
     assert_true(fd >= 0);
-    assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
     static const char *const targets[] = {"/v1/files/ex/ok", "/v1/files/ex/bad?mode=9"};
     static const char *const answers[] = {"HTTP/1.1 204", "HTTP/1.1 400"};
     char buf[4096], head[256];
@@ -1070,12 +1062,8 @@ static void test_stop_with_idle_connection(void **state)
     char err[256];
     struct stopper sp = {rest_server_start(&s2, err, sizeof(err)), 0};
     assert_non_null(sp.srv);
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in sa = {0};
-    sa.sin_family = AF_INET;
-    sa.sin_port = htons((unsigned short)s2.bound_rest_port);
-    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+    int fd = raw_connect(s2.bound_rest_port);
+    assert_true(fd >= 0);
     const char req[] = "GET /v1/health HTTP/1.1\r\nHost: x\r\n\r\n";
     assert_int_equal(send(fd, req, sizeof(req) - 1, MSG_NOSIGNAL), (ssize_t)(sizeof(req) - 1));
     char buf[512];

@@ -10,8 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -501,12 +499,8 @@ static void test_serialize_fault(void **state)
     (void)state;
     with_fault("serialize-requests");
     /* An upload that never finishes its body holds the one lock. */
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in sa = {0};
-    sa.sin_family = AF_INET;
-    sa.sin_port = htons((unsigned short)ts.port);
-    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+    int fd = raw_connect(ts.port);
+    assert_true(fd >= 0);
     const char head[] = "PUT /v1/files/ser/f HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nab";
     assert_int_equal(send(fd, head, sizeof(head) - 1, MSG_NOSIGNAL), (ssize_t)(sizeof(head) - 1));
     usleep(200000);

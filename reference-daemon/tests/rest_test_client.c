@@ -125,17 +125,24 @@ void http_resp_free(struct http_resp *r)
     r->body = NULL;
 }
 
-long raw_exchange(int port, const char *req, size_t len, char *out, size_t cap, int timeout_ms)
+int raw_connect(int port)
 {
     int fd = socket(AF_INET, SOCK_STREAM, 0);
     struct sockaddr_in sa = {0};
     sa.sin_family = AF_INET;
     sa.sin_port = htons((unsigned short)port);
     sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
-        if (fd >= 0) close(fd);
-        return -1;
+    if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
+        close(fd);
+        fd = -1;
     }
+    return fd;
+}
+
+long raw_exchange(int port, const char *req, size_t len, char *out, size_t cap, int timeout_ms)
+{
+    int fd = raw_connect(port);
+    if (fd < 0) return -1;
     if (send(fd, req, len, MSG_NOSIGNAL) != (ssize_t)len) {
         close(fd);
         return -1;

@@ -23,6 +23,9 @@ int http_do(int port, const char *method, const char *target, const void *body, 
 
 void http_resp_free(struct http_resp *r);
 
+/* A TCP connection to 127.0.0.1:port, or -1. */
+int raw_connect(int port);
+
 /* Sends raw bytes on a fresh connection and reads until the server closes
  * or timeout_ms passes; returns bytes read into out (NUL-terminated). */
 long raw_exchange(int port, const char *req, size_t len, char *out, size_t cap, int timeout_ms);
