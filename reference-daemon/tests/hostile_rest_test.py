@@ -22,7 +22,6 @@ import argparse
 import os
 import selectors
 import signal
-import socket
 import sys
 import time
 
@@ -169,6 +168,15 @@ def attack_framing(args):
         d.stop()
 
 
+def daemon_fds_when(d, done, seconds):
+    """The daemon's descriptor count once done(count) holds, or after a
+    bounded wait."""
+    end = time.time() + seconds
+    while not done(usage(d.p.pid)[1]) and time.time() < end:
+        time.sleep(0.02)
+    return usage(d.p.pid)[1]
+
+
 def attack_closes(args):
     """libmicrohttpd 0.9.75 drains epoll 128 events at a time and, after a
     full batch, waits again with its old timeout: the closes of that batch
@@ -182,9 +190,7 @@ def attack_closes(args):
         base = usage(d.p.pid)[1]
         for n in range(100, 300):
             socks = [connect(d.rest, f"127.0.0.{2 + i % 8}") for i in range(n)]
-            end = time.time() + 10
-            while usage(d.p.pid)[1] < base + n and time.time() < end:
-                time.sleep(0.02)
+            daemon_fds_when(d, lambda fds: fds >= base + n, 10)
             os.kill(d.p.pid, signal.SIGSTOP)
             try:
                 for s in socks:
@@ -192,17 +198,12 @@ def attack_closes(args):
                 time.sleep(0.02)
             finally:
                 os.kill(d.p.pid, signal.SIGCONT)
-            end = time.time() + 5
-            while usage(d.p.pid)[1] > base and time.time() < end:
-                time.sleep(0.02)
-            left = usage(d.p.pid)[1] - base
+            left = daemon_fds_when(d, lambda fds: fds <= base, 5) - base
             if left > 0:
                 stuck.append((n, left))
                 # A new connection's event makes the loop process the rest.
                 connect(d.rest).close()
-                end = time.time() + 5
-                while usage(d.p.pid)[1] > base and time.time() < end:
-                    time.sleep(0.02)
+                daemon_fds_when(d, lambda fds: fds <= base, 5)
         print(f"      closes: 200 rounds; rounds with connections left open: {stuck}")
         check(not stuck, "every connection its client closed is closed by the daemon "
                          "within 5 s, in each of 200 rounds")
