@@ -33,7 +33,7 @@
  * says the race is gone; a replay, asked for to show the race again, tries
  * longer (a race of a few microseconds shows in few interleavings). */
 #define XROUND_ATTEMPTS 3
-#define XREPLAY_ATTEMPTS 10
+#define XREPLAY_ATTEMPTS 30
 
 struct explore {
     const struct explore_opts *o;

@@ -237,7 +237,7 @@ static const struct opt_spec opts[] = {
      STR(replay_path),
      .help = "run the operations of a replay file instead; a concurrent\n"
              "one (or a plain one with --jobs N, on N connections) runs\n"
-             "as a round, repeated up to 10 times until something shows"},
+             "as a round, repeated up to 30 times until something shows"},
     {.name = "json",
      .arg = "FILE",
      .group = "options",
