@@ -14,27 +14,16 @@
  * as later libmicrohttpd versions do. Other threads' calls pass through
  * unchanged: libuv, for one, treats an early return of 0 events with an
  * infinite timeout as impossible. */
-#include <pthread.h>
 #include <stdbool.h>
-#include <string.h>
+#include <stddef.h>
 #include <sys/epoll.h>
 
-/* libmicrohttpd names its threads "MHD-worker", "MHD-listen", ... */
-static bool on_libmicrohttpd_thread(void)
-{
-    static _Thread_local int known = -1;
-    if (known < 0) {
-        char name[16] = "";
-        known = pthread_getname_np(pthread_self(), name, sizeof(name)) == 0 &&
-                strncmp(name, "MHD-", 4) == 0;
-    }
-    return known == 1;
-}
+#include "rest/mhd_thread.h"
 
 int epoll_wait(int epfd, struct epoll_event *events, int maxevents, int timeout)
 {
     static _Thread_local bool after_full_batch;
-    if (after_full_batch && on_libmicrohttpd_thread()) timeout = 0;
+    if (after_full_batch && mhd_on_library_thread()) timeout = 0;
     int n = epoll_pwait(epfd, events, maxevents, timeout, NULL);
     after_full_batch = n == maxevents;
     return n;
