@@ -28,7 +28,8 @@ TINY = ["--size", "1M", "--small-size", "1K", "--count", "20", "--duration", "1s
         "--warmup", "2", "--streams", "20", "--stream-sleep", "1", "--streams-timeout", "30s"]
 
 FLOORS = ["floor.spawn", "floor.pipe", "floor.tcp", "floor.tcp_rtt", "floor.file_read",
-          "floor.file_write", "floor.file_copy", "floor.tcp_file"]
+          "floor.file_write", "floor.file_copy", "floor.tcp_file", "floor.sync_one",
+          "floor.sync_crowd"]
 EXECUTE = ["execute.sequential", "execute.concurrent_1", "execute.concurrent_8",
            "execute.concurrent_64"]
 START = ["start.init", "start.first_byte", "start.stream"]
@@ -125,6 +126,14 @@ def mode_launch(a, work):
     doc, figs, targets = check_document(out, FLOORS + EXECUTE + START + STREAMS + REST + MEMORY,
                                         p.stdout)
     check(doc["target"]["mode"] == "launch", "target.mode")
+    # A small PUT is judged against the small durable write, not the round trip.
+    for fid, floor in (("rest.put_small_c1", "floor.sync_one"),
+                       ("rest.put_small_c64", "floor.sync_crowd"),
+                       ("rest.get_small_c1", "floor.tcp_rtt")):
+        check(figs.get(fid, {}).get("floor") == floor, f"{fid}: floor {floor}")
+    check(figs.get("floor.sync_crowd", {}).get("count", 0) > 0 and
+          figs.get("floor.sync_crowd", {}).get("throughput", 0) > 0,
+          "floor.sync_crowd: calls measured")
     check(is_num(doc["target"]["pid"]), "target.pid")
     for t in targets.values():
         check(isinstance(t["reached"], bool), f"target {t['id']} not evaluated")

@@ -357,6 +357,87 @@ static int64_t file_copy(void *ud, char *err)
     return total;
 }
 
+/* ---- small durable writes ------------------------------------------------ */
+
+/* What a small PUT costs the disk at the least: a file of --small-size
+ * bytes written beside its target, synced and renamed over it. Its crowd
+ * runs as many callers as the REST crowd, each on its own names. */
+struct small_write_ctx {
+    uint64_t n;
+    const char *src; /* pattern, CHUNK bytes */
+    char tmp[4096];
+    char dst[4096];
+};
+
+static int small_write(void *ud, char *err)
+{
+    struct small_write_ctx *c = ud;
+    if (write_file(c->tmp, c->n, c->src, true, err) < 0) return -1;
+    if (rename(c->tmp, c->dst) != 0) {
+        bench_fmt(err, 256, "rename %s: %s", c->tmp, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+struct small_write_crowd {
+    const struct bench_opts *o;
+    const char *dir;
+    const char *src;
+};
+
+static void *small_write_setup(void *ud, unsigned index, char *err)
+{
+    const struct small_write_crowd *w = ud;
+    struct small_write_ctx *c = calloc(1, sizeof *c);
+    if (!c) {
+        bench_fmt(err, 256, "out of memory");
+        return NULL;
+    }
+    c->n = w->o->small_size;
+    c->src = w->src;
+    bench_fmt(c->tmp, sizeof c->tmp, "%s/sbx-bench-small-%d-%u.tmp", w->dir, (int)getpid(), index);
+    bench_fmt(c->dst, sizeof c->dst, "%s/sbx-bench-small-%d-%u", w->dir, (int)getpid(), index);
+    return c;
+}
+
+static void small_write_teardown(void *state)
+{
+    struct small_write_ctx *c = state;
+    unlink(c->tmp);
+    unlink(c->dst);
+    free(c);
+}
+
+static void small_write_floors(struct bench_results *r, const struct bench_opts *o, const char *dir,
+                               const char *src)
+{
+    struct small_write_crowd crowd = {.o = o, .dir = dir, .src = src};
+    struct bench_workers w = {.setup = small_write_setup,
+                              .op = small_write,
+                              .teardown = small_write_teardown,
+                              .ud = &crowd};
+    struct bench_figure *f = bench_add(r, "floor.sync_one", "floor: small file write+fsync+rename",
+                                       "floor", BENCH_LATENCY);
+    if (f) {
+        char err[256] = "";
+        void *c = small_write_setup(&crowd, 0, err);
+        if (c) {
+            bench_measure_latency(f, o, small_write, c);
+            small_write_teardown(c);
+        } else {
+            bench_fmt(f->note, sizeof f->note, "not measured: %s", err);
+        }
+    }
+    f = bench_add(r, "floor.sync_crowd", "", "floor", BENCH_LATENCY);
+    if (f) {
+        bench_fmt(f->label, sizeof f->label, "floor: the same, %u callers at once",
+                  BENCH_CROWD_CALLERS);
+        f->basis = BENCH_RATIO_THROUGHPUT;
+        bench_measure_concurrent(f, o, BENCH_CROWD_CALLERS, &w);
+    }
+}
+
 /* ---- driver -------------------------------------------------------------- */
 
 static void fill_pattern(char *p, size_t n)
@@ -448,6 +529,7 @@ void bench_floors(struct bench_results *r, const struct bench_opts *o, const cha
     }
 
     file_floors(r, o, dir, buf, src);
+    small_write_floors(r, o, dir, src);
     free(buf);
     free(src);
 }

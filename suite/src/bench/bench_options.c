@@ -401,10 +401,10 @@ const struct opt_command bench_command = {
                  "Measures a sandboxd runtime and prints a table: for every figure the count,\n"
                  "p50/p90/p99/max and throughput, next to the same machine's floor measured in\n"
                  "the same run (posix_spawn+waitpid of `true`, a pipe copy, a local file copy, a\n"
-                 "loopback TCP copy) and the ratio to it; then the reference daemon's targets\n"
-                 "and whether each is reached. Warm-up operations are excluded; every figure is\n"
-                 "bounded by --count operations (250 per caller at least) AND --duration\n"
-                 "seconds.\n",
+                 "loopback TCP copy, a small file written, synced and renamed) and the ratio to\n"
+                 "it; then the reference daemon's targets and whether each is reached. Warm-up\n"
+                 "operations are excluded; every figure is bounded by --count operations (250\n"
+                 "per caller at least) AND --duration seconds.\n",
     .help_tail =
         "\n"
         "SIZE takes K, M, G suffixes (powers of 1024; KiB/MiB/GiB too); DUR takes ms, s or\n"
