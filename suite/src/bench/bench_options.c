@@ -221,13 +221,15 @@ static const struct opt_spec opts[] = {
      .group = "target",
      STR(launch_cmd),
      .label = "--launch 'CMD'",
-     .help = "launch: start CMD with {grpc_port} {rest_port} {root} {host}\nsubstituted"},
+     .help = "launch: start CMD with {grpc_port} {rest_port} {root}\n"
+             "{host} substituted"},
     {.name = "launch-bundled",
      .arg = "PATH",
      .group = "target",
      STR(bundled),
-     .help = "launch: the sandboxd-ref binary at PATH with its standard\n"
-             "flags (default: the sandboxd-ref built next to this suite)"},
+     .help = "launch: the sandboxd-ref binary at PATH with its\n"
+             "standard flags (default: the sandboxd-ref built next to\n"
+             "this suite)"},
     {.name = "launch-env",
      .arg = "NAME=VALUE",
      .flags = OPT_REPEATABLE,
@@ -276,7 +278,8 @@ static const struct opt_spec opts[] = {
      .arg = "SIZE",
      .group = "sizes",
      CALL(set_size),
-     .help = "big transfers: Start stream, floors, REST GET/PUT (default 1G)"},
+     .help = "big transfers: Start stream, floors, REST GET/PUT\n"
+             "(default 1G)"},
     {.name = "small-size",
      .arg = "SIZE",
      .group = "sizes",
@@ -297,12 +300,14 @@ static const struct opt_spec opts[] = {
      .arg = "N",
      .group = "sizes",
      CALL(set_count),
-     .help = "unmeasured operations first, per figure and caller (default 5)"},
+     .help = "unmeasured operations first, per figure and caller\n"
+             "(default 5)"},
     {.name = "streams",
      .arg = "N",
      .group = "sizes",
      CALL(set_count),
-     .help = "concurrent Start streams on one connection (default 1000)"},
+     .help = "concurrent Start streams on one connection\n"
+             "(default 1000)"},
     {.name = "stream-sleep",
      .arg = "SECS",
      .group = "sizes",
@@ -342,18 +347,20 @@ static const struct opt_spec opts[] = {
      .arg = "N",
      .group = "compare",
      CALL(set_count),
-     .help = "measure every figure N times (1-9; default 1, 3 with a B)\n"
-             "and keep the median; the spread (max-min)/median is printed\n"
-             "and a ratio B/A beyond both spreads is flagged as moved"},
+     .help = "measure every figure N times (1-9; default 1, 3 with a\n"
+             "B) and keep the median; the spread (max-min)/median is\n"
+             "printed and a ratio B/A beyond both spreads is flagged\n"
+             "as moved"},
     /* saved results */
     {.name = "compare",
      .arg = "OLD.json",
      .group = "saved",
      CALL(refuse_compare),
      .label = "--compare OLD.json NEW.json",
-     .help = "print the figures of two --json files side by side\n"
-             "with NEW/OLD and flag those that moved beyond their spread\n"
-             "(--rounds of those runs; 10% when a run has none)"},
+     .help = "print the figures of two --json files\n"
+             "side by side with NEW/OLD and flag those that moved\n"
+             "beyond their spread (--rounds of those runs; 10% when a\n"
+             "run has none)"},
     /* selection and output */
     {.name = "only",
      .arg = "LIST",
@@ -369,8 +376,9 @@ static const struct opt_spec opts[] = {
      .arg = "DIR",
      .group = "selection",
      STR(tmpdir),
-     .help = "directory for the local-copy floor's files (default: next to\n"
-             "the launched runtime's root, else $TMPDIR or /tmp)"},
+     .help = "directory for the local-copy floor's files (default:\n"
+             "next to the launched runtime's root, else $TMPDIR or\n"
+             "/tmp)"},
     {.name = "json",
      .arg = "FILE",
      .group = "selection",
@@ -405,15 +413,14 @@ const struct opt_command bench_command = {
                  "it; then the reference daemon's targets and whether each is reached. Warm-up\n"
                  "operations are excluded; every figure is bounded by --count operations (250\n"
                  "per caller at least) AND --duration seconds.\n",
-    .help_tail =
-        "\n"
-        "SIZE takes K, M, G suffixes (powers of 1024; KiB/MiB/GiB too); DUR takes ms, s or\n"
-        "m (plain numbers are seconds). Exit status: 0 when the run completed (targets\n"
-        "missed are information, not failure), 2 on a usage error or a missing bundled\n"
-        "runtime, 3 when the endpoint is unreachable or is not a runtime (GET /v1/health\n"
-        "does not answer 200 with a JSON health object: a router or gateway answered), or a\n"
-        "launched runtime never became healthy, 4 when the bench itself failed (e.g. the\n"
-        "JSON could not be written).\n",
+    .help_tail = "\n"
+                 "SIZE takes K, M, G suffixes (powers of 1024; KiB/MiB/GiB too); DUR takes ms, s\n"
+                 "or m (plain numbers are seconds). Exit status: 0 when the run completed\n"
+                 "(targets missed are information, not failure), 2 on a usage error or a missing\n"
+                 "bundled runtime, 3 when the endpoint is unreachable or is not a runtime (GET\n"
+                 "/v1/health does not answer 200 with a JSON health object: a router or gateway\n"
+                 "answered), or a launched runtime never became healthy, 4 when the bench itself\n"
+                 "failed (e.g. the JSON could not be written).\n",
     .help_col = 24,
     .help_wrap_at = 40,
 };

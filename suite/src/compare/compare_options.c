@@ -50,10 +50,11 @@ static const struct opt_spec opts[] = {
      .arg = "OLD.json",
      .group = "regress",
      STR(base),
-     .help = "compare OLD with the one NEW.json: new failures, fixed\n"
-             "cases, changed outcomes, cases that disappeared or are\n"
-             "new; exit 1 when a case that passed in OLD does not pass\n"
-             "in NEW (a regression), unless exempt."},
+     .help = "compare OLD with the one NEW.json: new failures,\n"
+             "fixed cases, changed outcomes, cases that\n"
+             "disappeared or are new; exit 1 when a case that\n"
+             "passed in OLD does not pass in NEW (a regression),\n"
+             "unless exempt."},
     {.name = "allow",
      .arg = "ID[,ID...]",
      .flags = OPT_REPEATABLE,
@@ -65,15 +66,17 @@ static const struct opt_spec opts[] = {
      .arg = "FILE",
      .group = "regress",
      STR(baseline),
-     .help = "exempt the cases of this baseline (known deviations);\n"
-             "cases NEW's own run expected to fail are exempt too."},
+     .help = "exempt the cases of this baseline (known\n"
+             "deviations); cases NEW's own run expected to fail\n"
+             "are exempt too."},
     {.name = "write-baseline",
      .arg = "FILE",
      .group = "upkeep",
      STR(write_baseline),
-     .help = "add every case that failed or timed out to FILE (reason\n"
-             "from its first failure, link left empty to fill in);\n"
-             "entries already in FILE are kept as they are."},
+     .help = "add every case that failed or timed out to FILE\n"
+             "(reason from its first failure, link left empty to\n"
+             "fill in); entries already in FILE are kept as they\n"
+             "are."},
     {.name = "prune-baseline",
      .arg = "FILE",
      .group = "upkeep",
@@ -89,8 +92,9 @@ static const struct opt_spec opts[] = {
      .arg = "FILE",
      .group = "outputs",
      STR(html),
-     .help = "self-contained page: regressions and differences first,\n"
-             "then one picture of the contract per run, then the matrix"},
+     .help = "self-contained page: regressions and differences\n"
+             "first, then one picture of the contract per run,\n"
+             "then the matrix"},
     {.name = "json",
      .arg = "FILE",
      .group = "outputs",
@@ -122,17 +126,16 @@ const struct opt_command compare_command = {
     .style = OPT_STYLE_GETOPT,
     .msg_unknown = "unknown option '%s'",
     .msg_needs_value = "%s needs a value",
-    .help_head =
-        "Usage: sandboxd-conformance compare [OPTIONS] RESULTS.json RESULTS.json...\n"
-        "       sandboxd-conformance compare --base OLD.json [OPTIONS] NEW.json\n"
-        "       sandboxd-conformance compare --write-baseline FILE | --prune-baseline FILE "
-        "RESULTS.json\n"
-        "\n"
-        "Compares results documents (--json of runs of any runtimes or versions, of one level\n"
-        "and suite catalog) case by case: a matrix of clauses and cases x runs, each cell the\n"
-        "status, with the first failure's observed value. Rows where every run agrees are\n"
-        "folded. Runs are labelled A, B, C... in the order given. A case only some runs\n"
-        "have is shown as absent in the others.\n",
+    .help_head = "Usage: sandboxd-conformance compare [OPTIONS] RESULTS.json RESULTS.json...\n"
+                 "       sandboxd-conformance compare --base OLD.json [OPTIONS] NEW.json\n"
+                 "       sandboxd-conformance compare --write-baseline FILE RESULTS.json\n"
+                 "       sandboxd-conformance compare --prune-baseline FILE RESULTS.json\n"
+                 "\n"
+                 "Compares results documents (--json of runs of any runtimes or versions, of one\n"
+                 "level and suite catalog) case by case: a matrix of clauses and cases x runs,\n"
+                 "each cell the status, with the first failure's observed value. Rows where every\n"
+                 "run agrees are folded. Runs are labelled A, B, C... in the order given. A case\n"
+                 "only some runs have is shown as absent in the others.\n",
     .help_tail = "\n"
                  "Exit status: 0 compared (no regression with --base), 1 a regression (--base),\n"
                  "2 usage error or unusable input (not a results file, another schema version,\n"

@@ -145,7 +145,8 @@ static const struct opt_spec opts[] = {
      .group = "target",
      STR(a.launch),
      .label = "--launch 'CMD'",
-     .help = "launch a runtime ({grpc_port} {rest_port} {root} {host})"},
+     .help = "launch a runtime, substituting {grpc_port}\n"
+             "{rest_port} {root} {host}"},
     {.name = "launch-bundled",
      .arg = "PATH",
      .group = "target",
@@ -164,7 +165,7 @@ static const struct opt_spec opts[] = {
     {.name = "confine-runtime",
      .group = "target",
      CALL(set_confine),
-     .help = "launched runtimes get a private, read-only host view"},
+     .help = "launched runtimes see a private, read-only host"},
     {.name = "startup-timeout",
      .arg = "S",
      .group = "target",
@@ -223,14 +224,14 @@ static const struct opt_spec opts[] = {
      CALL(set_number),
      .help = "N concurrent jobs, one connection each: each runs its own\n"
              "sequence in its own directory and, between its operations,\n"
-             "PUTs and GETs of shared files; their history is checked\n"
-             "as a register (C1, C2): a read must return a complete\n"
-             "version some order of the overlapping operations explains.\n"
-             "With --against-*, the same jobs run against each runtime in\n"
+             "PUTs and GETs of shared files; their history is checked as\n"
+             "a register (C1, C2): a read must return a complete version\n"
+             "some order of the overlapping operations explains. With\n"
+             "--against-*, the same jobs run against each runtime in\n"
              "turn, each judged on its own (concurrent answers of two\n"
              "runtimes are never compared). A register finding is shrunk\n"
-             "as a round (fewer jobs, then fewer operations) and saved as\n"
-             "a concurrent replay file"},
+             "as a round (fewer jobs, then fewer operations) and saved\n"
+             "as a concurrent replay file"},
     {.name = "replay",
      .arg = "FILE",
      .group = "options",
@@ -247,8 +248,8 @@ static const struct opt_spec opts[] = {
      .arg = "FILE",
      .group = "options",
      STR(junit_path),
-     .help = "JUnit XML: a testcase per operation kind, a failing one per\n"
-             "finding (clause, answers, minimal reproduction, seed)"},
+     .help = "JUnit XML: a testcase per operation kind, a failing one\n"
+             "per finding (clause, answers, minimal reproduction, seed)"},
     {.name = "html",
      .arg = "FILE",
      .group = "options",

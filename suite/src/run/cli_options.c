@@ -14,8 +14,7 @@
 static const struct opt_group groups[] = {
     {"target", "\nTarget (one of):\n"},
     {"tls", "\nTLS (attach mode; each surface independently):\n"},
-    {"headers",
-     "\nRequest headers (a runtime behind a router, a gateway or an authenticating proxy):\n"},
+    {"headers", "\nRequest headers (behind a router, a gateway or an authenticating proxy):\n"},
     {"catalog", "\nCatalog:\n"},
     {"selection", "\nSelection:\n"},
     {"running", "\nRunning:\n"},
@@ -33,11 +32,13 @@ static const struct opt_group groups[] = {
              "     401, 403, 404, 502 or an HTML page; HTTP/1.x on the gRPC address), or a\n"
              "     launched runtime never became healthy; the reports asked for are written\n"
              "     all the same, with what answered and what to try\n"
-             "  4  the suite itself failed (broken catalog, cannot write a report, interrupted)\n"
+             "  4  the suite itself failed (broken catalog, cannot write a report,\n"
+             "     interrupted)\n"
              "\n"
              "Examples:\n"
              "  sandboxd-conformance                                   # bundled sandboxd-ref\n"
-             "  sandboxd-conformance --grpc 10.0.0.7:9090 --rest 10.0.0.7:8080 --junit junit.xml\n"
+             "  sandboxd-conformance --grpc 10.0.0.7:9090 --rest 10.0.0.7:8080 \\\n"
+             "        --junit junit.xml\n"
              "  sandboxd-conformance --launch './my-runtime --grpc-port {grpc_port} \\\n"
              "        --rest-port {rest_port} --root-dir {root}' --html report.html\n"
              "  sandboxd-conformance --grpc ... --rest ... --baseline known.yaml --json r.json\n"
@@ -64,11 +65,12 @@ static const struct opt_spec opts[] = {
      .group = "target",
      STR(launch),
      .label = "--launch 'COMMAND'",
-     .help = "start the runtime: the suite picks free loopback ports and\n"
-             "a fresh root and substitutes {grpc_port} {rest_port} {root}\n"
-             "{host}; plants a controlled environment (SANDBOX_* names,\n"
-             "some with credential markers, and others), waits for\n"
-             "/v1/health, runs, then stops it with SIGTERM.",
+     .help = "start the runtime: the suite picks free loopback\n"
+             "ports and a fresh root and substitutes {grpc_port}\n"
+             "{rest_port} {root} {host}; plants a controlled\n"
+             "environment (SANDBOX_* names, some with credential\n"
+             "markers, and others), waits for /v1/health, runs,\n"
+             "then stops it with SIGTERM.",
      .man = "Start the runtime: the suite picks free loopback ports and a fresh root,\n"
             "substitutes {grpc_port}, {rest_port}, {root} and {host} in COMMAND, plants a\n"
             "controlled environment, waits for /v1/health, runs, then stops it with\n"
@@ -82,8 +84,8 @@ static const struct opt_spec opts[] = {
     {.group = "target",
      TEXT,
      .label = "(none)",
-     .help = "launch mode on the bundled sandboxd-ref (next to this\n"
-             "binary's build tree, or on PATH).",
+     .help = "launch mode on the bundled sandboxd-ref (next to\n"
+             "this binary's build tree, or on PATH).",
      .man = "Launch mode on the bundled\n"
             ".BR sandboxd\\-ref (1):\n"
             "the one next to this binary, or on PATH."},
@@ -98,20 +100,21 @@ static const struct opt_spec opts[] = {
      .arg = "S",
      .group = "target",
      CALL(cli_set_startup_timeout),
-     .help = "how long to wait for a launched runtime's health (20).",
+     .help = "how long to wait for a launched runtime's health\n"
+             "(20).",
      .man = "How long to wait for a launched runtime's health (20)."},
     {.name = "confine-runtime",
      .group = "target",
      FLAG(confine_runtime),
      .help = "launch the runtime (and every private instance) in a\n"
              "private mount namespace where all of the host's file\n"
-             "systems are read-only except the runtime's own directory\n"
-             "(the sandbox root and its parent, where canaries go), a\n"
-             "private /tmp and /dev/shm: a runtime whose confinement\n"
-             "is broken cannot change the host's files. The runtime\n"
-             "sees an empty /tmp and cannot write anywhere else\n"
-             "(caches in HOME included: HOME is its own directory).\n"
-             "Needs root (CAP_SYS_ADMIN).",
+             "systems are read-only except the runtime's own\n"
+             "directory (the sandbox root and its parent, where\n"
+             "canaries go), a private /tmp and /dev/shm: a runtime\n"
+             "whose confinement is broken cannot change the host's\n"
+             "files. The runtime sees an empty /tmp and cannot\n"
+             "write anywhere else (caches in HOME included: HOME\n"
+             "is its own directory). Needs root (CAP_SYS_ADMIN).",
      .man = "Launch the runtime (and every private instance) in a private mount\n"
             "namespace where all of the host's file systems are read-only except the\n"
             "runtime's own directory (the sandbox root and its parent, where canaries\n"
@@ -145,7 +148,8 @@ static const struct opt_spec opts[] = {
      .group = "tls",
      CALL(cli_set_tls_file),
      .label = "--cert FILE --key FILE",
-     .help = "mutual TLS: the client certificate and its key (PEM).",
+     .help = "mutual TLS: the client certificate and its key\n"
+             "(PEM).",
      .man = "Mutual TLS: the client certificate (PEM, with its chain) and its private key.\n"
             "One without the other, an unreadable file, or a key that does not match the\n"
             "certificate is a usage error (exit 2) before anything runs."},
@@ -175,9 +179,9 @@ static const struct opt_spec opts[] = {
      CALL(cli_set_header),
      .help = "send this header on every REST request and as gRPC\n"
              "metadata (name in lower case) on every call the run\n"
-             "makes: cases, probes, health checks, workspace set-up\n"
-             "and clean-up (repeatable). A header a case sets itself\n"
-             "is never replaced.",
+             "makes: cases, probes, health checks, workspace\n"
+             "set-up and clean-up (repeatable). A header a case\n"
+             "sets itself is never replaced.",
      .man = "Both surfaces (repeatable)."},
     {.name = "rest-header",
      .arg = "'Name: value'",
@@ -199,8 +203,9 @@ static const struct opt_spec opts[] = {
      .group = "headers",
      CALL(cli_set_header),
      .help = "headers from FILE, one 'Name: value' per line (blank\n"
-             "lines and # comments allowed), for both surfaces: keeps\n"
-             "secrets out of the process list and shell history.",
+             "lines and # comments allowed), for both surfaces:\n"
+             "keeps secrets out of the process list and shell\n"
+             "history.",
      .man = "One\n"
             ".I Name: value\n"
             "per line, blank lines and\n"
@@ -212,13 +217,14 @@ static const struct opt_spec opts[] = {
      .flags = OPT_REPEATABLE,
      .group = "headers",
      CALL(cli_set_header),
-     .help = "treat NAME's value as a secret (repeatable). Values of\n"
-             "Authorization, Cookie, Proxy-Authorization and secret\n"
-             "headers are never written to a report, log or bundle\n"
-             "(the command line recorded there included): they read\n"
-             "'Name: <redacted>'. Host, Content-Length, Content-Type,\n"
-             "TE, Connection, Transfer-Encoding, Keep-Alive, Upgrade,\n"
-             "Expect, Trailer, grpc-* and pseudo-headers are refused.",
+     .help = "treat NAME's value as a secret (repeatable). Values\n"
+             "of Authorization, Cookie, Proxy-Authorization and\n"
+             "secret headers are never written to a report, log or\n"
+             "bundle (the command line recorded there included):\n"
+             "they read 'Name: <redacted>'. Host, Content-Length,\n"
+             "Content-Type, TE, Connection, Transfer-Encoding,\n"
+             "Keep-Alive, Upgrade, Expect, Trailer, grpc-* and\n"
+             "pseudo-headers are refused.",
      .man = "Treat NAME's value as a secret (repeatable). The values of Authorization,\n"
             "Cookie, Proxy\\-Authorization and secret headers are never written to a\n"
             "report, a log or the bundle, the recorded command line included: they read\n"
@@ -227,8 +233,8 @@ static const struct opt_spec opts[] = {
     {.name = "list",
      .group = "catalog",
      FLAG(list),
-     .help = "print the (selected) cases: ID, level, clauses, tags,\n"
-             "needs, timeout, title; then exit.",
+     .help = "print the (selected) cases: ID, level, clauses,\n"
+             "tags, needs, timeout, title; then exit.",
      .man = "Print the (selected) cases: ID, level, clauses, tags, needs, timeout, title."},
     {.name = "explain",
      .arg = "ID",
@@ -256,33 +262,35 @@ static const struct opt_spec opts[] = {
      .group = "selection",
      STR(tags),
      .help = "run only cases with one of these tags (process, pty,\n"
-             "grpc, files, traversal, concurrency, metadata, health,\n"
-             "errors, lifecycle, transport).",
+             "grpc, files, traversal, concurrency, metadata,\n"
+             "health, errors, lifecycle, transport).",
      .man = "Run only cases with one of these tags (process, pty, grpc, files, traversal,\n"
             "concurrency, metadata, health, errors, lifecycle, transport)."},
     {.name = "level",
      .arg = "core|full",
      .group = "selection",
      CALL(cli_set_level),
-     .help = "core: MUST cases only; full: MUST and SHOULD (default).",
+     .help = "core: MUST cases only; full: MUST and SHOULD\n"
+             "(default).",
      .man = "core: MUST cases only; full: MUST and SHOULD (default)."},
     {.name = "profile",
      .arg = "transport",
      .group = "selection",
      CALL(cli_set_profile),
-     .help = "add the transport profile (T clauses, as MUST): point\n"
-             "--grpc/--rest at a proxy in front of a runtime (one\n"
-             "address for both, or split). A proxy that answers\n"
-             "HTTP/1.1 on the gRPC address is reported, not\n"
-             "refused: T1-T3 fail, cases needing gRPC are skipped.",
+     .help = "add the transport profile (T clauses, as MUST):\n"
+             "point --grpc/--rest at a proxy in front of a runtime\n"
+             "(one address for both, or split). A proxy that\n"
+             "answers HTTP/1.1 on the gRPC address is reported,\n"
+             "not refused: T1-T3 fail, cases needing gRPC are\n"
+             "skipped.",
      .man = "Add the transport profile (T clauses, as MUST), for a proxy in front of a\n"
             "runtime."},
     {.name = "rerun-failed",
      .arg = "FILE",
      .group = "selection",
      STR(rerun_failed),
-     .help = "run only the cases that failed, timed out or errored in\n"
-             "an earlier results.json.",
+     .help = "run only the cases that failed, timed out or errored\n"
+             "in an earlier results.json.",
      .man = "Run only the cases that failed, timed out or errored in an earlier\n"
             "results.json."},
     /* running */
@@ -305,7 +313,8 @@ static const struct opt_spec opts[] = {
      .arg = "X",
      .group = "running",
      CALL(cli_set_timeout_scale),
-     .help = "multiply every case timeout (slow hosts, sanitizers).",
+     .help = "multiply every case timeout (slow hosts,\n"
+             "sanitizers).",
      .man = "Multiply every case timeout."},
     {.name = "max-output",
      .arg = "SIZE",
@@ -334,11 +343,12 @@ static const struct opt_spec opts[] = {
      .arg = "FILE",
      .group = "running",
      STR(baseline),
-     .help = "known deviations (YAML list of id/reason/link): their\n"
-             "failures are expected-fail and do not fail the run;\n"
-             "when one passes it is reported as unexpected-pass.\n"
-             "An entry naming a case this suite does not have is\n"
-             "an error (exit 2) before anything runs.",
+     .help = "known deviations (YAML list of id/reason/link):\n"
+             "their failures are expected-fail and do not fail the\n"
+             "run; when one passes it is reported as\n"
+             "unexpected-pass. An entry naming a case this suite\n"
+             "does not have is an error (exit 2) before anything\n"
+             "runs.",
      .man = "Known deviations (YAML list of id, reason, link): their failures are\n"
             "expected and do not fail the run. An entry naming a case this suite does not\n"
             "have (renamed, removed, or a typo) is an error (exit 2) before anything runs."},
@@ -359,10 +369,10 @@ static const struct opt_spec opts[] = {
      .arg = "DIR",
      .group = "running",
      STR(data_dir),
-     .help = "the suite's data: OpenAPI document, traversal vectors,\n"
-             "contract (default: $SBX_DATA_DIR, else\n"
-             "../share/sandboxd-conformance beside this binary, else\n"
-             "the source tree it was built from).",
+     .help = "the suite's data: OpenAPI document, traversal\n"
+             "vectors, contract (default: $SBX_DATA_DIR, else\n"
+             "../share/sandboxd-conformance beside this binary,\n"
+             "else the source tree it was built from).",
      .man = "The suite's run-time data: the OpenAPI document, the traversal vectors, the\n"
             "contract (default $SBX_DATA_DIR, else ../share/sandboxd\\-conformance beside\n"
             "the binary, else the source tree it was built from)."},
@@ -371,7 +381,8 @@ static const struct opt_spec opts[] = {
      .arg = "FILE",
      .group = "reports",
      STR(json),
-     .help = "results, versioned schema (reports/results-schema.json)",
+     .help = "results, versioned schema\n"
+             "(reports/results-schema.json)",
      .man = "Results in a versioned schema\n"
             ".RI ( /usr/share/sandboxd\\-conformance/reports/results\\-schema.json )."},
     {.name = "junit",
@@ -402,8 +413,9 @@ static const struct opt_spec opts[] = {
      .arg = "DIR",
      .group = "reports",
      STR(bundle),
-     .help = "certification bundle: results.json, junit.xml, reports,\n"
-             "the full log, runtime identity, parameters, suite version",
+     .help = "certification bundle: results.json, junit.xml,\n"
+             "reports, the full log, runtime identity, parameters,\n"
+             "suite version",
      .man = "Certification bundle: all of the above, the full log, the runtime's\n"
             "identity and the run parameters."},
     {.name = "log",
@@ -416,7 +428,8 @@ static const struct opt_spec opts[] = {
      .arg = "auto|always|never",
      .group = "reports",
      CALL(cli_set_color),
-     .help = "console colour (auto: on a TTY unless NO_COLOR is set)",
+     .help = "console colour (auto: on a TTY unless NO_COLOR is\n"
+             "set)",
      .man = "Console colour (auto: on a terminal unless NO_COLOR is set)."},
     {.name = "colour",
      .arg = "auto|always|never",
@@ -466,20 +479,23 @@ const struct opt_command cli_command = {
     .msg_positional = "unexpected argument '%s' (options start with --)",
     .help_head =
         "Usage: sandboxd-conformance [TARGET] [SELECTION] [REPORTS] [OPTIONS]\n"
-        "       sandboxd-conformance bench [OPTIONS]      (measure a runtime; bench --help)\n"
-        "       sandboxd-conformance summary DIR...       (a fleet's bundles in one report)\n"
+        "       sandboxd-conformance bench [OPTIONS]    (measure a runtime; bench --help)\n"
+        "       sandboxd-conformance summary DIR...     (a fleet's bundles in one report)\n"
         "\n"
-        "Checks a sandboxd runtime (gRPC process.v1.ProcessService + REST /v1) against the\n"
-        "sandboxd runtime contract, case by case, and reports a verdict: full conformant,\n"
-        "core conformant, not conformant, or incomplete.\n"
+        "Checks a sandboxd runtime (gRPC process.v1.ProcessService + REST /v1) against\n"
+        "the sandboxd runtime contract, case by case, and reports a verdict: full\n"
+        "conformant, core conformant, not conformant, or incomplete.\n"
         "\n"
         "Subcommands:\n"
-        "  sandboxd-conformance compare RESULTS.json...   compare runs case by case, gate on\n"
-        "                            regressions (--base), keep baselines (see compare --help)\n"
-        "  sandboxd-conformance bench [...]               measure a runtime, or two side by\n"
-        "                            side (see bench --help)\n"
-        "  sandboxd-conformance explore [...]             random operation sequences judged by\n"
-        "                            a model of the contract, shrunk (see explore --help)\n",
+        "  sandboxd-conformance compare RESULTS.json...\n"
+        "                            compare runs case by case, gate on regressions\n"
+        "                            (--base), keep baselines (see compare --help)\n"
+        "  sandboxd-conformance bench [...]\n"
+        "                            measure a runtime, or two side by side (see\n"
+        "                            bench --help)\n"
+        "  sandboxd-conformance explore [...]\n"
+        "                            random operation sequences judged by a model of\n"
+        "                            the contract, shrunk (see explore --help)\n",
     .help_tail = "",
     .help_col = 28,
 };
