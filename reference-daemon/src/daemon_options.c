@@ -24,7 +24,8 @@ const struct daemon_option daemon_options[] = {
      "and\n"
      ".BR rest\\-port=N ."},
     {"root-dir", "DIR", DOPT_NONEMPTY, FIELD(root_dir),
-     "sandbox root, created if missing (default /workspace)",
+     "sandbox root, created if missing (default\n"
+     "/workspace)",
      "Sandbox root, created if missing (default /workspace)."},
     {"metadata-env-prefix", "P", DOPT_TEXT, FIELD(metadata_prefix),
      "prefix served on /v1/metadata (default SANDBOX_)",
@@ -38,10 +39,10 @@ const struct daemon_option daemon_options[] = {
      "idle keep-alive close (default 60s)",
      "Idle keep-alive connections are closed after this (default 60s)."},
     {"http-header-timeout", "D", DOPT_DURATION, FIELD(http_header_timeout_ms),
-     "a request's header block must be complete this long\n"
-     "after the connection opened or its previous request\n"
-     "ended, else the connection is closed (default 10s;\n"
-     "0 = no bound)",
+     "a request's header block must be complete this\n"
+     "long after the connection opened or its previous\n"
+     "request ended, else the connection is closed\n"
+     "(default 10s; 0 = no bound)",
      "A request's header block must be complete this long after the connection\n"
      "opened or its previous request ended, else the connection is closed\n"
      "(default 10s; 0 switches it off)."},
@@ -76,8 +77,9 @@ const struct daemon_option daemon_options[] = {
      "A gRPC connection without an open stream this long gets GOAWAY and is\n"
      "closed (default 5m)."},
     {"grpc-request-timeout", "D", DOPT_TIMEOUT, FIELD(grpc_request_timeout_ms),
-     "a request message must be complete this long after\n"
-     "its headers, else the stream is reset (default 60s)",
+     "a request message must be complete this long\n"
+     "after its headers, else the stream is reset\n"
+     "(default 60s)",
      "A request message must be complete this long after its headers, else the\n"
      "stream is reset (default 60s)."},
     {"grpc-stall-timeout", "D", DOPT_TIMEOUT, FIELD(grpc_stall_timeout_ms),
@@ -95,7 +97,8 @@ const struct daemon_option daemon_options[] = {
      "Maximum bytes per stdout or stderr event of a Start stream (default 4096)."},
     {"execute-output-limit", "N", DOPT_SIZE, FIELD(execute_output_limit),
      "max bytes Execute buffers per stream; beyond it\n"
-     "the call fails with RESOURCE_EXHAUSTED (default 64Mi)",
+     "the call fails with RESOURCE_EXHAUSTED (default\n"
+     "64Mi)",
      "Maximum bytes Execute buffers per stream; beyond it the call fails with\n"
      "RESOURCE_EXHAUSTED (default 64Mi)."},
     {"grpc-unix", "PATH", DOPT_TEXT, FIELD(grpc_unix), "also serve gRPC on a Unix socket",
