@@ -15,7 +15,8 @@ argument, repeatable, and documented/alias/internal. For each command
 - every option a row of that command's --help starts with is in its table
   (nothing documented that the parser does not know);
 - an option outside the table is refused as unknown (that every row
-  parses is the unit tests' part: cli_options_test, daemon_options).
+  parses is the unit tests' part: cli_options_test, daemon_options);
+- every line of the command's --help fits an 80-column terminal.
 """
 import argparse
 import os
@@ -28,6 +29,7 @@ FLAG = re.compile(r"(?<![\w-])(--[a-z][a-z0-9-]*)")
 # A row of --help: the option it starts with ("  --json FILE", "  -h, --help").
 ROW = re.compile(r"^  (?:-[a-zA-Z], )?(--[a-z][a-z0-9-]*)", re.M)
 UNKNOWN = re.compile(r"unknown (option|flag)", re.I)
+HELP_WIDTH = 80
 
 
 def run(argv):
@@ -57,6 +59,10 @@ def check_binary(page, binary, problems):
         argv = prefix(binary, command)
         help_text = run(argv + ["--help"]).stdout
         helped = set(FLAG.findall(help_text))
+        for n, line in enumerate(help_text.splitlines(), 1):
+            if len(line) > HELP_WIDTH:
+                problems.append("%s --help line %d is %d columns wide: %s"
+                                % (" ".join(argv), n, len(line), line))
         names = {name for name, _, _ in rows}
         for name, _arg, kind in rows:
             if kind == "documented" and name not in in_page:
