@@ -75,7 +75,7 @@ static struct bench_pair *new_pair(struct bench_pair *out, size_t *n, size_t max
     bench_fmt(p->label, sizeof p->label, "%s", f->label);
     bench_fmt(p->group, sizeof p->group, "%s", f->group);
     p->kind = f->kind;
-    p->per_second = f->kind == BENCH_LATENCY && f->basis == BENCH_RATIO_THROUGHPUT;
+    p->per_second = bench_headline_per_second(f);
     p->a = p->b = p->a_ratio = p->b_ratio = p->a_spread = p->b_spread = NAN;
     p->a_lo = p->a_hi = p->b_lo = p->b_hi = NAN;
     return p;

@@ -43,15 +43,18 @@ struct bench_figure *bench_add(struct bench_results *r, const char *id, const ch
     return f;
 }
 
+bool bench_headline_per_second(const struct bench_figure *f)
+{
+    return f->kind == BENCH_LATENCY && f->basis == BENCH_RATIO_THROUGHPUT;
+}
+
 double bench_headline(const struct bench_figure *f, bool *higher_better)
 {
     bool hb = false;
     double v = NAN;
     if (f->measured) switch (f->kind) {
         case BENCH_LATENCY:
-            /* Callers in a crowd are judged by what they get done together:
-             * a crowd's p50 is mostly its own queueing on the client. */
-            if (f->basis == BENCH_RATIO_THROUGHPUT) {
+            if (bench_headline_per_second(f)) {
                 hb = true;
                 v = f->lat.count && f->throughput >= 0.0 ? f->throughput : NAN;
             } else {

@@ -74,9 +74,14 @@ struct bench_figure *bench_find(const struct bench_results *r, const char *id);
  * side was not measured or is zero). */
 void bench_compute_ratios(struct bench_results *r);
 
-/* The value a figure is compared by: p50 for latencies, throughput for
- * transfers, completed streams, bytes of memory; NAN when not measured.
- * higher_better says which way is better. */
+/* Whether a latency figure is compared by its calls per second: a crowd's
+ * (its ratio's basis is throughput), whose p50 is mostly its own queueing
+ * on the client. */
+bool bench_headline_per_second(const struct bench_figure *f);
+
+/* The value a figure is compared by: p50 for latencies (calls per second
+ * for a crowd's), throughput for transfers, completed streams, bytes of
+ * memory; NAN when not measured. higher_better says which way is better. */
 double bench_headline(const struct bench_figure *f, bool *higher_better);
 
 /* Merges rounds[0..n) of the same measurements into out: for each figure of
