@@ -227,6 +227,12 @@ def mode_compare(a, work):
     p = run([a.suite, "bench", "--compare", aj, bj], 60)
     check(p.returncode == 0 and all(line_of(p.stdout, docs[0][f]["label"]) for f in EXECUTE),
           f"bench --compare of the saved results: {p.returncode}")
+    # A crowd is compared by its calls per second, the floor's crowd too,
+    # live and from the saved results alike.
+    for fid in ("rest.put_small_c64", "floor.sync_crowd"):
+        ln = line_of(p.stdout, docs[0][fid]["label"]) or ""
+        a_value = ln[44:].split()[0] if ln[44:].split() else ""
+        check(a_value.endswith("/s"), f"bench --compare shows {fid} in calls per second: {ln!r}")
 
     # Made-up documents: the verdict of every kind of move is known.
     def doc(fig):

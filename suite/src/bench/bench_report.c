@@ -253,7 +253,9 @@ static json_t *figure_json(const struct bench_figure *f)
         json_object_set_new(o, "bytes", f->measured ? json_real(f->value) : json_null());
     const char *basis = basis_name(f->basis);
     json_object_set_new(o, "floor", f->floor[0] ? json_string(f->floor) : json_null());
-    json_object_set_new(o, "ratio_of", f->floor[0] && basis ? json_string(basis) : json_null());
+    /* Written for a figure without a floor too: it also says which value
+     * the figure is compared by (a floor's crowd by its calls per second). */
+    json_object_set_new(o, "ratio_of", basis ? json_string(basis) : json_null());
     json_object_set_new(o, "ratio", num_or_null(f->ratio));
     if (f->alt_floor[0]) {
         json_object_set_new(o, "alt_floor", json_string(f->alt_floor));
