@@ -19,12 +19,13 @@
 
 #include <cmocka.h>
 
+/* The option's value, -1 when it cannot be read: it is also called on the
+ * named threads, where no cmocka assertion may run. */
 static int tcp_option(int fd, int name)
 {
     int v = -1;
     socklen_t len = sizeof v;
-    assert_int_equal(getsockopt(fd, IPPROTO_TCP, name, &v, &len), 0);
-    return v;
+    return getsockopt(fd, IPPROTO_TCP, name, &v, &len) == 0 ? v : -1;
 }
 
 static int set_tcp_option(int fd, int name, int v)
@@ -44,6 +45,7 @@ static double seconds_now(void)
 struct named_run {
     const char *name;
     void (*body)(struct named_run *);
+    int timeout_ms; /* drain_body's wait on an empty set */
     int results[4];
     double seconds;
 };
@@ -113,10 +115,8 @@ static void drain_body(struct named_run *r)
     r->results[0] = epoll_wait(ep, got, 1, 0);
     uint64_t v;
     r->results[1] = (int)read(ev, &v, sizeof v);
-    /* Outside libmicrohttpd's threads this waits the whole timeout. */
-    int timeout_ms = r->name[0] == 'M' ? 10000 : 100;
     double t0 = seconds_now();
-    r->results[2] = epoll_wait(ep, got, 1, timeout_ms);
+    r->results[2] = epoll_wait(ep, got, 1, r->timeout_ms);
     r->seconds = seconds_now() - t0;
     close(ev);
     close(ep);
@@ -125,7 +125,7 @@ static void drain_body(struct named_run *r)
 static void test_epoll_returns_after_full_batch_on_library_thread(void **state)
 {
     (void)state;
-    struct named_run r = {.name = "MHD-worker", .body = drain_body};
+    struct named_run r = {.name = "MHD-worker", .body = drain_body, .timeout_ms = 10000};
     run_named(&r);
     assert_int_equal(r.results[0], 1);
     assert_int_equal(r.results[1], (int)sizeof(uint64_t));
@@ -136,7 +136,8 @@ static void test_epoll_returns_after_full_batch_on_library_thread(void **state)
 static void test_epoll_waits_on_other_threads(void **state)
 {
     (void)state;
-    struct named_run r = {.name = "uv-worker", .body = drain_body};
+    /* Outside libmicrohttpd's threads the wait takes its whole timeout. */
+    struct named_run r = {.name = "uv-worker", .body = drain_body, .timeout_ms = 100};
     run_named(&r);
     assert_int_equal(r.results[0], 1);
     assert_int_equal(r.results[2], 0);
