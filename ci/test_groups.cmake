@@ -16,7 +16,7 @@
 #   static   style, static analysis and generated-file checks; no test binary
 #   proof    everything else (the slowest group)
 set(SBX_TEST_GROUP_RULES
-    "unit:^(grpc_(wire|session|output|inbox|client_peer)_test|fs_resolve|rest_(units|multipart|api|faults)|proc_(spawn|manager|env_cwd)|runner_units|rest_wire_test|openapi_[a-z]+_test|payload_test|prefix_flag_test|bench_unit|compare_results|cli_options_test|daemon_options)$"
+    "unit:^(grpc_(wire|session|output|inbox|client_peer)_test|fs_(resolve|atomic_write)|rest_(units|multipart|api|faults)|proc_(spawn|manager|env_cwd)|runner_units|rest_wire_test|openapi_[a-z]+_test|payload_test|prefix_flag_test|bench_unit|compare_results|cli_options_test|daemon_options)$"
     "interop:^(grpc_interop_.*|daemon_(exec|start|grpc|lifecycle|hostile_.*|stream_end_.*|reflection_upstream_names|fault_unknown_name)|runner_(end_to_end|hostile_[a-z]+|launches_sandboxd_ref)|bench_(smoke_launch|smoke_attach|cli))$"
     "fuzz:^fuzz_replay_"
     "clean:^cases_clean_daemon_passes$"

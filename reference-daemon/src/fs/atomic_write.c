@@ -137,9 +137,16 @@ int fs_commit_real(struct fs_atomic_file *w, mode_t mode)
     int e = errno;
     close(w->fd);
     w->fd = -1;
+    /* Whatever is at the name now (absent, or replaced by someone else
+     * meanwhile: then this one is just closed later). */
+    if (rc == 0) {
+        w->replaced_fd = openat(w->dir_fd, w->name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+        w->holds_replaced = w->replaced_fd >= 0;
+    }
     if (rc == 0 && renameat(w->dir_fd, w->tmp, w->dir_fd, w->name) != 0) {
         rc = -1;
         e = errno;
+        fs_atomic_release(w);
     }
     if (rc == 0) w->tmp[0] = '\0'; /* renamed: nothing left to remove */
     fs_atomic_abort(w);
@@ -164,4 +171,18 @@ void fs_atomic_abort(struct fs_atomic_file *w)
         w->dir_fd = -1;
     }
     w->tmp[0] = '\0';
+}
+
+int fs_atomic_take_replaced(struct fs_atomic_file *w)
+{
+    int fd = w->holds_replaced ? w->replaced_fd : -1;
+    w->holds_replaced = false;
+    w->replaced_fd = -1;
+    return fd;
+}
+
+void fs_atomic_release(struct fs_atomic_file *w)
+{
+    int fd = fs_atomic_take_replaced(w);
+    if (fd >= 0) close(fd);
 }

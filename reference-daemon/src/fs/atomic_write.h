@@ -5,6 +5,7 @@
  * content goes to a temporary file in the target's directory, gets its exact
  * mode with fchmod, is fsync'ed and renamed over the target. Readers see the
  * old or the new file, never a mix. */
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -21,6 +22,13 @@ struct fs_atomic_file {
     int fd;     /* the temporary file (or the target itself in place mode) */
     char name[FS_NAME_MAX + 1];
     char tmp[64];
+    /* The file the commit's rename replaced, still open when
+     * holds_replaced is set (a zeroed struct holds nothing). A rename that
+     * drops the last reference to a file frees its blocks before it
+     * returns; held here, they are freed when it is closed
+     * (fs_atomic_release), which a caller can do after its reply. */
+    bool holds_replaced;
+    int replaced_fd;
 };
 
 /* Resolves path (creating missing parents when create_parents is set) and
@@ -37,10 +45,19 @@ int fs_atomic_begin_in(struct fs_atomic_file *w, int dir_fd, const char *name);
 int fs_atomic_write(struct fs_atomic_file *w, const void *buf, size_t len);
 
 /* Sets the mode, syncs and renames over the target. Returns 0, or -1 with
- * errno set (the temporary file is removed). */
+ * errno set (the temporary file is removed). On success the replaced file
+ * may be held in w->replaced_fd. */
 int fs_atomic_commit(struct fs_atomic_file *w, mode_t mode);
 
 /* Removes the temporary file; safe to call after commit or twice. */
 void fs_atomic_abort(struct fs_atomic_file *w);
+
+/* Closes the replaced file held after a commit, if any (freeing its blocks
+ * when it was the last reference); safe to call twice. */
+void fs_atomic_release(struct fs_atomic_file *w);
+
+/* Hands over the replaced file held after a commit: its descriptor, for
+ * the caller to close, or -1. */
+int fs_atomic_take_replaced(struct fs_atomic_file *w);
 
 #endif
