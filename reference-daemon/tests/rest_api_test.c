@@ -2,6 +2,7 @@
 /* Integration tests of the REST half: the server runs in this process over a
  * temporary root, and libcurl drives it over loopback. One group of tests
  * per clause family of the contract (F, S, M, C). */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -224,6 +225,45 @@ static void test_put_get_roundtrip(void **state)
     put_ok("/v1/files/rt/bin.dat", "second");
     get_expect("/v1/files/rt/bin.dat", "second");
     assert_int_equal(temp_files_in("rt"), 0);
+}
+
+/* Descriptors of this process open on removed files beneath the root. */
+static int replaced_files_open(void)
+{
+    DIR *d = opendir("/proc/self/fd");
+    if (!d) return -1;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        char link[300], to[1200];
+        snprintf(link, sizeof(link), "/proc/self/fd/%s", e->d_name);
+        ssize_t k = readlink(link, to, sizeof(to) - 1);
+        if (k <= 0) continue;
+        to[k] = '\0';
+        if (strncmp(to, ts.fx.root, strlen(ts.fx.root)) == 0 && strstr(to, " (deleted)")) n++;
+    }
+    closedir(d);
+    return n;
+}
+
+/* The file a PUT replaced is held until its reply is out, then closed
+ * (its blocks freed): none stays open once the replies are in. */
+static void test_overwrites_release_replaced_files(void **state)
+{
+    (void)state;
+    char body[32];
+    for (int i = 0; i < 20; i++) {
+        snprintf(body, sizeof(body), "version %d", i);
+        put_ok("/v1/files/over/f", body);
+        get_expect("/v1/files/over/f", body);
+    }
+    int open_ = -1;
+    for (int i = 0; i < 200 && open_ != 0; i++) { /* closed just after each reply */
+        open_ = replaced_files_open();
+        if (open_ != 0) usleep(10 * 1000);
+    }
+    assert_int_equal(open_, 0);
+    assert_int_equal(temp_files_in("over"), 0);
 }
 
 static void test_put_large_streamed(void **state)
@@ -1083,6 +1123,7 @@ int main(void)
         cmocka_unit_test(test_health),
         cmocka_unit_test(test_metadata),
         cmocka_unit_test(test_put_get_roundtrip),
+        cmocka_unit_test(test_overwrites_release_replaced_files),
         cmocka_unit_test(test_put_large_streamed),
         cmocka_unit_test(test_put_modes),
         cmocka_unit_test(test_put_parents_and_dirs),

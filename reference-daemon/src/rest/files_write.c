@@ -137,6 +137,7 @@ enum MHD_Result files_put(struct rest_request *rq, struct MHD_Connection *c, con
 void files_put_cleanup(struct rest_request *rq)
 {
     fs_atomic_abort(&rq->file);
+    fs_atomic_release(&rq->file);
     rq->writing = false;
     multipart_free(rq->mp);
     rq->mp = NULL;

@@ -5,6 +5,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Bytes of gathering buffers held by all connections. */
 static atomic_size_t gather_held;
@@ -56,9 +57,13 @@ static void run(struct blocking_job *job)
     if (!go_on) o->chunk_len = 0;
     if (go_on && o->repeated) call(o, NULL, 0);
     deferred_reply_hold(NULL);
+    int after = o->close_pending ? o->close_after_reply : -1;
+    o->close_pending = false;
     /* The resume publishes everything the call wrote (libmicrohttpd takes
-     * a lock the loop thread takes before it calls the handler again). */
+     * a lock the loop thread takes before it calls the handler again).
+     * From here on o may be freed by the loop. */
     MHD_resume_connection(o->c);
+    if (after >= 0) close(after);
 }
 
 enum request_offload_outcome request_offload_collect(struct request_offload *o,
@@ -131,6 +136,8 @@ enum MHD_Result request_offload_start(struct request_offload *o, struct MHD_Conn
 void request_offload_free(struct request_offload *o)
 {
     deferred_reply_drop(&o->reply);
+    if (o->close_pending) close(o->close_after_reply);
+    o->close_pending = false;
     free(o->chunk);
     o->chunk = NULL;
     o->chunk_cap = o->chunk_len = o->handed = 0;

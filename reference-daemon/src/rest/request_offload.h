@@ -51,6 +51,9 @@ struct request_offload {
     bool repeated;      /* libmicrohttpd repeats that call on resume */
     enum MHD_Result result;
     struct deferred_reply reply;
+    /* A descriptor the job closes after its resume (close_pending). */
+    bool close_pending;
+    int close_after_reply;
 };
 
 enum request_offload_outcome {

@@ -169,7 +169,14 @@ static enum MHD_Result route_on_pool(struct request_offload *o, const char *data
 {
     struct served_request *s =
         (struct served_request *)((char *)o - offsetof(struct served_request, offload));
-    return rest_behaviour->route(&s->rq, o->c, s->url, s->method, data, size, NULL);
+    enum MHD_Result r = rest_behaviour->route(&s->rq, o->c, s->url, s->method, data, size, NULL);
+    /* The file a PUT replaced is closed, and its blocks freed, after the
+     * reply is on its way rather than before (fs/atomic_write.h). */
+    if (!o->close_pending) {
+        o->close_after_reply = fs_atomic_take_replaced(&s->rq.file);
+        o->close_pending = o->close_after_reply >= 0;
+    }
+    return r;
 }
 
 /* libmicrohttpd (0.9.75) hands a chunked body's next chunk to the handler
