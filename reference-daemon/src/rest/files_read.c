@@ -29,9 +29,23 @@
 /* A small body is read at once and leaves with the headers in one send
  * (an fd response sends the headers, then the body with sendfile: two
  * segments, two wake-ups of the client). NULL: serve it from the fd. */
-static struct MHD_Response *small_file_response(int fd, uint64_t start, uint64_t len)
+static struct MHD_Response *small_file_response(struct rest_request *rq, int fd, uint64_t start,
+                                                uint64_t len)
 {
     if (len > SMALL_BODY) return NULL;
+    if (rq->cached_body && len && start + len <= rq->cached_len) {
+        bool whole = start == 0 && len == rq->cached_len;
+        struct MHD_Response *r =
+            whole ? MHD_create_response_from_buffer((size_t)len, rq->cached_body,
+                                                    MHD_RESPMEM_MUST_FREE)
+                  : MHD_create_response_from_buffer((size_t)len, rq->cached_body + start,
+                                                    MHD_RESPMEM_MUST_COPY);
+        if (r) {
+            if (whole) rq->cached_body = NULL; /* the response's now */
+            close(fd);
+            return r;
+        }
+    }
     char *buf = malloc(len ? (size_t)len : 1);
     if (!buf) return NULL;
     size_t got = 0;
@@ -56,9 +70,8 @@ static struct MHD_Response *small_file_response(int fd, uint64_t start, uint64_t
 struct MHD_Response *rest_file_response_real(struct rest_request *rq, int fd, uint64_t start,
                                              uint64_t len, bool head)
 {
-    (void)rq;
     (void)head;
-    struct MHD_Response *r = small_file_response(fd, start, len);
+    struct MHD_Response *r = small_file_response(rq, fd, start, len);
     if (!r) r = MHD_create_response_from_fd_at_offset64(len, fd, start);
     if (r) MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, REST_FILE_MEDIA_TYPE);
     return r;
@@ -147,16 +160,21 @@ static enum MHD_Result serve_opened(struct rest_request *rq, struct MHD_Connecti
 }
 
 /* Whether the first len bytes of fd are in the page cache: read at once
- * (RWF_NOWAIT) or not at all. */
-static bool bytes_cached(int fd, uint64_t len)
+ * (RWF_NOWAIT) into rq->cached_body, or not at all. */
+static bool read_cached(struct rest_request *rq, int fd, uint64_t len)
 {
     if (len == 0) return true;
     char *buf = malloc((size_t)len);
     if (!buf) return false;
     struct iovec iov = {buf, (size_t)len};
     ssize_t n = preadv2(fd, &iov, 1, 0, RWF_NOWAIT);
-    free(buf);
-    return n == (ssize_t)len;
+    if (n != (ssize_t)len) {
+        free(buf);
+        return false;
+    }
+    rq->cached_body = buf;
+    rq->cached_len = (size_t)len;
+    return true;
 }
 
 /* On the loop: nothing queued, the blocking pool answers instead. */
@@ -185,9 +203,12 @@ enum MHD_Result files_get(struct rest_request *rq, struct MHD_Connection *c, boo
      * the loop like every download. */
     if (rq->on_loop &&
         (S_ISDIR(sb.st_mode) || (S_ISREG(sb.st_mode) && (uint64_t)sb.st_size <= SMALL_BODY &&
-                                 !bytes_cached(fd, (uint64_t)sb.st_size)))) {
+                                 !read_cached(rq, fd, (uint64_t)sb.st_size)))) {
         close(fd);
         return leave_to_pool(rq);
     }
-    return serve_opened(rq, c, fd, &sb, head);
+    enum MHD_Result r = serve_opened(rq, c, fd, &sb, head);
+    free(rq->cached_body); /* not taken: a range, an error, or a fault's response */
+    rq->cached_body = NULL;
+    return r;
 }

@@ -25,6 +25,11 @@ struct rest_request {
      * otherwise sets must_wait with nothing queued, for the blocking pool. */
     bool on_loop;
     bool must_wait;
+    /* GET and HEAD on the loop: a small file's bytes, read while checking
+     * that they are cached, for its response to take instead of reading
+     * the file again (NULL when not read). */
+    char *cached_body;
+    size_t cached_len;
 
     /* PUT: the upload in progress. */
     bool writing;
