@@ -108,7 +108,7 @@ static void test_new_file_holds_nothing(void **state)
     assert_int_equal(fx_read(fx->root, "d/fresh", buf, sizeof(buf)), 7);
 }
 
-/* A commit that fails (the directory went away) holds nothing either. */
+/* A commit that fails (its temporary file vanished) holds nothing either. */
 static void test_failed_commit_holds_nothing(void **state)
 {
     struct fs_fixture *fx = *state;

@@ -45,8 +45,8 @@ int fs_atomic_begin_in(struct fs_atomic_file *w, int dir_fd, const char *name);
 int fs_atomic_write(struct fs_atomic_file *w, const void *buf, size_t len);
 
 /* Sets the mode, syncs and renames over the target. Returns 0, or -1 with
- * errno set (the temporary file is removed). On success the replaced file
- * may be held in w->replaced_fd. */
+ * errno set (the temporary file is removed). On success the file it
+ * replaced may be held (holds_replaced). */
 int fs_atomic_commit(struct fs_atomic_file *w, mode_t mode);
 
 /* Removes the temporary file; safe to call after commit or twice. */
