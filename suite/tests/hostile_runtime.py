@@ -25,6 +25,8 @@ import threading
 import time
 
 MODE = None
+# What the gRPC port answers a request with in garbage mode.
+GARBAGE = b"HTTP/1.1 400 Bad Request\r\nServer: not-http2\r\n\r\n" + b"\xff" * 64
 PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
 CHUNK = 16384
 
@@ -128,7 +130,7 @@ class H2:
 
     def on_request(self, sid, body):
         if MODE == "garbage":
-            self.send(b"HTTP/1.1 400 Bad Request\r\nServer: not-http2\r\n\r\n" + b"\xff" * 64)
+            self.send(GARBAGE)
             return
         if MODE == "hang":
             return
