@@ -2,7 +2,6 @@
 /* Unit tests of the atomic file replacement: the content and mode land in
  * one rename, nothing temporary is left, and the file a commit replaced is
  * held open until it is released, so that the rename does not free it. */
-#include <dirent.h>
 #include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -34,17 +33,6 @@ static int teardown(void **state)
     return 0;
 }
 
-static int count_fds(void)
-{
-    DIR *d = opendir("/proc/self/fd");
-    if (!d) return -1;
-    int n = 0;
-    while (readdir(d))
-        n++;
-    closedir(d);
-    return n;
-}
-
 static void put(struct fs_fixture *fx, struct fs_atomic_file *w, const char *path, const char *s)
 {
     assert_int_equal(fs_atomic_begin(w, fx->root_fd, path, 0), 0);
@@ -61,7 +49,7 @@ static void test_replaced_file_held_until_release(void **state)
     fx_write(fx->root, "d/f", "old content");
     struct stat before;
     assert_int_equal(fstatat(fx->root_fd, "d/f", &before, 0), 0);
-    int fds = count_fds();
+    int fds = fx_open_fds();
 
     struct fs_atomic_file w;
     put(fx, &w, "d/f", "new");
@@ -78,32 +66,32 @@ static void test_replaced_file_held_until_release(void **state)
     assert_int_equal(fstat(w.replaced_fd, &held), 0);
     assert_true(held.st_ino == before.st_ino && held.st_dev == before.st_dev);
     assert_int_equal(held.st_nlink, 0); /* replaced, not freed */
-    assert_int_equal(count_fds(), fds + 1);
+    assert_int_equal(fx_open_fds(), fds + 1);
 
     fs_atomic_abort(&w); /* the temporary file's clean-up keeps it */
     assert_true(w.holds_replaced);
     fs_atomic_release(&w);
     assert_false(w.holds_replaced);
-    assert_int_equal(count_fds(), fds);
+    assert_int_equal(fx_open_fds(), fds);
     fs_atomic_release(&w); /* twice is harmless */
-    assert_int_equal(count_fds(), fds);
+    assert_int_equal(fx_open_fds(), fds);
 
     struct fs_atomic_file zeroed; /* as a request starts: holds nothing */
     memset(&zeroed, 0, sizeof(zeroed));
     assert_int_equal(fs_atomic_take_replaced(&zeroed), -1);
     fs_atomic_release(&zeroed);
-    assert_int_equal(count_fds(), fds);
+    assert_int_equal(fx_open_fds(), fds);
 }
 
 /* A new name replaces nothing: nothing is held. */
 static void test_new_file_holds_nothing(void **state)
 {
     struct fs_fixture *fx = *state;
-    int fds = count_fds();
+    int fds = fx_open_fds();
     struct fs_atomic_file w;
     put(fx, &w, "d/fresh", "content");
     assert_false(w.holds_replaced);
-    assert_int_equal(count_fds(), fds);
+    assert_int_equal(fx_open_fds(), fds);
     char buf[64];
     assert_int_equal(fx_read(fx->root, "d/fresh", buf, sizeof(buf)), 7);
 }
@@ -114,7 +102,7 @@ static void test_failed_commit_holds_nothing(void **state)
     struct fs_fixture *fx = *state;
     fx_mkdir(fx->root, "gone");
     fx_write(fx->root, "gone/f", "old");
-    int fds = count_fds();
+    int fds = fx_open_fds();
     struct fs_atomic_file w;
     assert_int_equal(fs_atomic_begin(&w, fx->root_fd, "gone/f", 0), 0);
     char dir[400];
@@ -122,7 +110,7 @@ static void test_failed_commit_holds_nothing(void **state)
     assert_int_equal(unlink(dir), 0); /* the temporary file vanishes */
     assert_int_not_equal(fs_atomic_commit(&w, 0644), 0);
     assert_false(w.holds_replaced);
-    assert_int_equal(count_fds(), fds);
+    assert_int_equal(fx_open_fds(), fds);
     char buf[64];
     assert_int_equal(fx_read(fx->root, "gone/f", buf, sizeof(buf)), 3);
 }

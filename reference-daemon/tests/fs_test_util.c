@@ -102,3 +102,14 @@ int fx_count(const char *dir, const char *rel)
     closedir(d);
     return n;
 }
+
+int fx_open_fds(void)
+{
+    DIR *d = opendir("/proc/self/fd");
+    if (!d) return -1;
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        n += e->d_name[0] != '.';
+    closedir(d);
+    return n;
+}

@@ -25,4 +25,7 @@ int fx_exists(const char *dir, const char *rel);
 /* Number of entries in a directory (excluding . and ..), -1 on error. */
 int fx_count(const char *dir, const char *rel);
 
+/* Number of descriptors this process has open, -1 on error. */
+int fx_open_fds(void);
+
 #endif
